@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The whole test suite, as `npm test` and CI run it (after toolchain/provision.sh, inside
+# toolchain/with-env.sh): build, typecheck, lint, format check, then every mocha suite
+# (unit, integration against the emulator over loopback, e2e with the real Pulumi CLI).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+step "build (tsc -p tsconfig.build.json)"
+tsc -p tsconfig.build.json
+step "typecheck (tsc --noEmit)"
+tsc -p tsconfig.json --noEmit
+step "lint (eslint)"
+eslint .
+step "format check (prettier)"
+prettier --check . >/dev/null && echo "all files formatted"
+step "tests (mocha: unit, integration, e2e)"
+mocha --reporter ./test/helpers/summary-reporter.js \
+  'test/unit/**/*.test.ts' 'test/integration/**/*.test.ts' 'test/e2e/**/*.test.ts'

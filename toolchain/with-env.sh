@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs a command with the project's provisioned toolchain and an isolated Pulumi setup:
+# the project's Node (>= 22) and Pulumi CLI first on PATH, PULUMI_HOME, a file:// backend
+# and a passphrase inside .toolchain/, no update checks and no plugin downloads.
+# A user's own ~/.pulumi, backend and login are never read or changed.
+#
+#   bash toolchain/with-env.sh <command> [args...]
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TC="$ROOT/.toolchain"
+
+pulumi_bin=""
+[[ -f "$TC/pulumi-bin" ]] && pulumi_bin="$(cat "$TC/pulumi-bin")"
+
+export PATH="$ROOT/node_modules/.bin${pulumi_bin:+:$pulumi_bin}:$PATH"
+export PULUMI_HOME="$TC/home"
+export PULUMI_BACKEND_URL="${SVC_PULUMI_BACKEND_URL:-file://$TC/state}"
+export PULUMI_CONFIG_PASSPHRASE_FILE="$TC/passphrase"
+unset PULUMI_CONFIG_PASSPHRASE PULUMI_ACCESS_TOKEN
+export PULUMI_SKIP_UPDATE_CHECK=true
+export PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true
+export PULUMI_SKIP_CONFIRMATIONS=true
+export PULUMI_SVC_ROOT="$ROOT"
+exec "$@"
