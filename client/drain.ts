@@ -1,0 +1,274 @@
+/**
+ * Multi-request resume loops: following a cursor to the end (with loop detection) and
+ * resuming a list of DLQ IDs in concurrent, rate-limited batches. Both keep every resumed run
+ * they saw, and a failure carries that progress ({@link DrainError.partial}).
+ *
+ * @packageDocumentation
+ */
+import { DrainError, SvcError } from "./errors";
+import { MAX_RUNS_PER_REQUEST } from "./query";
+import type { CallState } from "./request";
+import type {
+  DrainOptions,
+  DrainProgress,
+  DrainResult,
+  ResumeBatchEvent,
+  ResumeByIdsOptions,
+  ResumedRun,
+  ResumePage,
+} from "./types";
+
+/** Consecutive pages that carry a cursor but no runs before a drain counts as endless. */
+export const DEFAULT_MAX_EMPTY_PAGES = 3;
+/** Batches in flight at once in `resumeByIds` by default. */
+export const DEFAULT_CONCURRENCY = 4;
+
+/**
+ * Sends one resume request continuing after `cursor`. Updates `state` as attempts are made
+ * (so an ambiguous attempt is known even when it throws).
+ */
+export type ResumeStep = (cursor: string | undefined, state: CallState) => Promise<ResumePage>;
+
+/** A failure inside a loop together with the progress made before it. */
+export class PartialFailure extends Error {
+  /**
+   * @param error - the failure (an SvcError, or anything a callback threw)
+   * @param progress - progress made before the failure
+   */
+  constructor(
+    readonly error: unknown,
+    readonly progress: DrainProgress,
+  ) {
+    super("partial failure");
+    this.name = "PartialFailure";
+  }
+}
+
+/** Options of {@link drainPages}. */
+export interface DrainLoopOptions extends DrainOptions {
+  /** Pages with a cursor and no runs in a row before giving up. Default {@link DEFAULT_MAX_EMPTY_PAGES}. */
+  maxEmptyPages?: number;
+}
+
+function checkCount(value: number | undefined, name: string, min: number): void {
+  if (value !== undefined && (typeof value !== "number" || !Number.isSafeInteger(value) || value < min)) {
+    throw new SvcError("SVC_INVALID_ARGUMENT", `\`${name}\` must be an integer ≥ ${min}`);
+  }
+}
+
+/**
+ * Calls `step` until the cursor is exhausted, awaiting `onPage` after every page.
+ *
+ * Stops with `SVC_CURSOR_LOOP` when a cursor comes back that was already used, when
+ * `maxEmptyPages` pages in a row carry a cursor but no runs, or when `maxRequests` pages did
+ * not finish the work.
+ *
+ * @throws PartialFailure wrapping the failure and the progress made before it
+ */
+export async function drainPages(step: ResumeStep, opts: DrainLoopOptions = {}): Promise<DrainProgress> {
+  checkCount(opts.maxRequests, "maxRequests", 1);
+  checkCount(opts.maxEmptyPages, "maxEmptyPages", 1);
+  if (opts.startCursor !== undefined && typeof opts.startCursor !== "string") {
+    throw new SvcError("SVC_INVALID_ARGUMENT", "`startCursor` must be a string");
+  }
+  const maxEmptyPages = opts.maxEmptyPages ?? DEFAULT_MAX_EMPTY_PAGES;
+  const runs: ResumedRun[] = [];
+  const unconfirmedDlqIds: string[] = [];
+  let requestCount = 0;
+  let ambiguousRequests = 0;
+  let cursor = opts.startCursor === "" ? undefined : opts.startCursor;
+  const seen = new Set<string>(cursor === undefined ? [] : [cursor]);
+  let emptyPagesInARow = 0;
+
+  const progress = (): DrainProgress => ({
+    runs: [...runs],
+    requestCount,
+    resumedCount: runs.length,
+    ambiguousRequests,
+    ...(unconfirmedDlqIds.length > 0 ? { unconfirmedDlqIds: [...unconfirmedDlqIds] } : {}),
+    cursor,
+  });
+  const loop = (message: string): PartialFailure =>
+    new PartialFailure(new SvcError("SVC_CURSOR_LOOP", message), progress());
+
+  for (;;) {
+    if (opts.signal?.aborted) {
+      throw new PartialFailure(
+        new SvcError("SVC_ABORTED", "The drain was aborted by its signal"),
+        progress(),
+      );
+    }
+    const state: CallState = { attempts: 0, ambiguous: false };
+    let page: ResumePage;
+    try {
+      page = await step(cursor, state);
+    } catch (error) {
+      if (state.ambiguous) ambiguousRequests += 1;
+      throw new PartialFailure(error, progress());
+    }
+    requestCount += 1;
+    if (page.ambiguous || state.ambiguous) ambiguousRequests += 1;
+    runs.push(...page.workflowRuns);
+    unconfirmedDlqIds.push(...(page.unconfirmedDlqIds ?? []));
+    const next = page.cursor;
+    cursor = next;
+
+    if (opts.onPage) {
+      try {
+        await opts.onPage({ page, requestCount, resumedCount: runs.length, cursor: next });
+      } catch (error) {
+        throw new PartialFailure(error, progress());
+      }
+    }
+    if (next === undefined) return progress();
+
+    if (seen.has(next)) {
+      throw loop(
+        `The service returned a cursor (length ${next.length}) that was already used in this drain; ` +
+          "following it would repeat forever",
+      );
+    }
+    seen.add(next);
+    emptyPagesInARow = page.workflowRuns.length === 0 ? emptyPagesInARow + 1 : 0;
+    if (emptyPagesInARow >= maxEmptyPages) {
+      throw loop(
+        `${emptyPagesInARow} pages in a row returned a cursor (last one of length ${next.length}) but no runs; ` +
+          "the cursor does not seem to end",
+      );
+    }
+    if (opts.maxRequests !== undefined && requestCount >= opts.maxRequests) {
+      throw loop(
+        `The drain did not finish within maxRequests=${opts.maxRequests}: a cursor (length ${next.length}) ` +
+          "is still pending",
+      );
+    }
+  }
+}
+
+/** Sends one batch of DLQ IDs, continuing after `cursor` (normally `undefined`). */
+export type BatchStep = (
+  dlqIds: string[],
+  cursor: string | undefined,
+  state: CallState,
+) => Promise<ResumePage>;
+
+/**
+ * Splits `ids` into batches of at most {@link MAX_RUNS_PER_REQUEST}, runs up to `concurrency`
+ * batches at once, and returns the runs in batch order. On the first failure no new batch is
+ * started; batches in flight finish and are recorded; then the failure is thrown with the
+ * progress, including the IDs whose batch did not complete.
+ *
+ * @throws PartialFailure wrapping the first failure and the progress
+ */
+export async function resumeBatches(
+  ids: string[],
+  step: BatchStep,
+  opts: Omit<ResumeByIdsOptions, "maxRequestsPerSecond"> = {},
+): Promise<DrainProgress> {
+  if (!Array.isArray(ids)) throw new SvcError("SVC_INVALID_ARGUMENT", "`ids` must be an array of strings");
+  ids.forEach((id, i) => {
+    if (typeof id !== "string" || id === "") {
+      throw new SvcError("SVC_INVALID_ARGUMENT", `\`ids[${i}]\` must be a non-empty string`);
+    }
+  });
+  checkCount(opts.concurrency, "concurrency", 1);
+  const unique = [...new Set(ids)];
+  const batches: string[][] = [];
+  for (let i = 0; i < unique.length; i += MAX_RUNS_PER_REQUEST) {
+    batches.push(unique.slice(i, i + MAX_RUNS_PER_REQUEST));
+  }
+
+  const results: (DrainProgress | undefined)[] = new Array(batches.length).fill(undefined);
+  const failed = new Set<number>();
+  let firstError: unknown;
+  let stop = false;
+  let nextBatch = 0;
+  let requestCount = 0;
+  let resumedCount = 0;
+
+  const runBatch = async (index: number): Promise<void> => {
+    const batch = batches[index];
+    try {
+      results[index] = await drainPages((cursor, state) => step(batch, cursor, state), {
+        onPage: async ({ page }) => {
+          requestCount += 1;
+          resumedCount += page.workflowRuns.length;
+          const event: ResumeBatchEvent = {
+            batchIndex: index,
+            dlqIds: batch,
+            page,
+            requestCount,
+            resumedCount,
+          };
+          await opts.onPage?.(event);
+        },
+      });
+    } catch (error) {
+      if (!(error instanceof PartialFailure)) throw error;
+      results[index] = error.progress;
+      failed.add(index);
+      if (!stop) {
+        stop = true;
+        firstError = error.error;
+      }
+    }
+  };
+
+  const worker = async (): Promise<void> => {
+    while (!stop && nextBatch < batches.length) {
+      if (opts.signal?.aborted) {
+        stop = true;
+        firstError ??= new SvcError("SVC_ABORTED", "resumeByIds was aborted by its signal");
+        return;
+      }
+      await runBatch(nextBatch++);
+    }
+  };
+
+  const workers = Math.min(opts.concurrency ?? DEFAULT_CONCURRENCY, batches.length);
+  await Promise.all(Array.from({ length: workers }, worker));
+
+  const done = results.filter((r): r is DrainProgress => r !== undefined);
+  const progress: DrainProgress = {
+    runs: done.flatMap((r) => r.runs),
+    requestCount: done.reduce((n, r) => n + r.requestCount, 0),
+    resumedCount: done.reduce((n, r) => n + r.resumedCount, 0),
+    ambiguousRequests: done.reduce((n, r) => n + r.ambiguousRequests, 0),
+    cursor: undefined,
+  };
+  const unconfirmed = done.flatMap((r) => r.unconfirmedDlqIds ?? []);
+  if (unconfirmed.length > 0) progress.unconfirmedDlqIds = unconfirmed;
+  if (stop) {
+    progress.remainingDlqIds = batches.filter((_, i) => results[i] === undefined || failed.has(i)).flat();
+    throw new PartialFailure(firstError, progress);
+  }
+  return progress;
+}
+
+/** Converts a loop's progress into the public result shape. */
+export function toDrainResult(p: DrainProgress): DrainResult {
+  return {
+    runs: p.runs,
+    requestCount: p.requestCount,
+    resumedCount: p.resumedCount,
+    ambiguousRequests: p.ambiguousRequests,
+    ...(p.unconfirmedDlqIds ? { unconfirmedDlqIds: p.unconfirmedDlqIds } : {}),
+  };
+}
+
+/**
+ * Runs a loop and converts a {@link PartialFailure} into a {@link DrainError}.
+ *
+ * @param what - operation name for the message, e.g. `"drain"`
+ */
+export async function withPartialProgress(
+  what: string,
+  loop: () => Promise<DrainProgress>,
+): Promise<DrainResult> {
+  try {
+    return toDrainResult(await loop());
+  } catch (error) {
+    if (error instanceof PartialFailure) throw DrainError.wrap(error.error, error.progress, what);
+    throw error;
+  }
+}

@@ -1,0 +1,256 @@
+/**
+ * Public data types of the svc client: options, request selections, overrides and the
+ * shapes the service returns. Behaviour lives in the other files of this folder.
+ *
+ * @packageDocumentation
+ */
+import type { Dispatcher } from "undici";
+
+/**
+ * Retry budget of one logical request. Every wait is capped by `maxDelayMs`; the sum of the
+ * waits of one logical request is capped by `maxTotalDelayMs`.
+ */
+export interface RetryPolicy {
+  /** Retries after the first attempt (so at most `maxRetries + 1` attempts). Default `5`. */
+  maxRetries: number;
+  /** Base of the exponential backoff, in milliseconds. Default `200`. */
+  baseDelayMs: number;
+  /** Cap of any single wait, including waits asked for by `Retry-After`. Default `10_000`. */
+  maxDelayMs: number;
+  /** Cap of the sum of all waits of one logical request. Default `60_000`. */
+  maxTotalDelayMs: number;
+}
+
+/** Reported to {@link SvcClientOptions.onRetry} before the client waits and tries again. */
+export interface RetryEvent {
+  /** 1-based number of the attempt that just failed; the next attempt is `attempt + 1`. */
+  attempt: number;
+  /** How long the client waits before the next attempt, in milliseconds. */
+  delayMs: number;
+  /** Short, credential-free description of the failure, e.g. `"429 Too Many Requests"`. */
+  reason: string;
+  /** HTTP status of the failed attempt, when a response arrived. */
+  status?: number;
+  /**
+   * `true` when the failed attempt may have been processed by the service although its
+   * result never came back (a resume request that hit a 5xx, a timeout or a lost connection).
+   * Runs resumed by such an attempt are not reported by the retry.
+   */
+  ambiguous: boolean;
+  /** Method and path of the request, e.g. `"POST /v2/workflows/dlq/resume"`. */
+  operation?: string;
+}
+
+/** Options of {@link SvcClient}. */
+export interface SvcClientOptions {
+  /** Base URL of the resume API, e.g. `"http://127.0.0.1:4000"`. A path prefix is kept. */
+  baseUrl?: string;
+  /** Base URL of the account API (the client calls `/v2/svc/user` under it). */
+  accountApiUrl?: string;
+  /** Bearer token for the resume API. */
+  token?: string;
+  /** User name for HTTP Basic authentication against the account API. */
+  username?: string;
+  /** Password (API key) for HTTP Basic authentication against the account API. */
+  password?: string;
+  /**
+   * Allow credentials over plain `http://` to a host that is not loopback
+   * (127.0.0.0/8, `::1`, `localhost`). Default `false`.
+   */
+  allowInsecureHttp?: boolean;
+  /** Timeout for establishing a TCP/TLS connection. Default `10_000`. */
+  connectTimeoutMs?: number;
+  /** Timeout of one attempt, from sending to the last byte of the response. Default `30_000`. */
+  requestTimeoutMs?: number;
+  /** Retry budget; unset fields take the defaults of {@link DEFAULT_RETRY_POLICY}. */
+  retry?: Partial<RetryPolicy>;
+  /**
+   * Dispatcher to send every request through (tests inject a `MockAgent`). The client never
+   * closes a dispatcher it was given. Without it the client keeps one keep-alive pool per origin.
+   */
+  dispatcher?: Dispatcher;
+  /** Called before every retry wait. Errors thrown by the callback are ignored. */
+  onRetry?: (event: RetryEvent) => void;
+  /** Source of randomness for jitter, returning `[0, 1)`. Default `Math.random`. */
+  random?: () => number;
+  /** Waits the given number of milliseconds. Default: a `setTimeout` promise. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Current time in unix milliseconds. Default `Date.now`. */
+  now?: () => number;
+}
+
+/**
+ * Which DLQ entries a resume request targets. All fields are optional; an empty selection
+ * targets every entry in the DLQ. The service ignores the filters when `dlqIds` is given.
+ */
+export interface DlqSelection {
+  /** Exact DLQ IDs, 1 to 50 per request. An empty array is refused. */
+  dlqIds?: string[];
+  /** Runs that failed at or after this time, unix milliseconds (inclusive). */
+  fromDate?: number;
+  /** Runs that failed at or before this time, unix milliseconds (inclusive). */
+  toDate?: number;
+  /** Runs whose workflow URL matches this value. */
+  workflowUrl?: string;
+  /** Runs whose run ID equals or starts with this value. */
+  workflowRunId?: string;
+  /** Runs created at this time, unix milliseconds. */
+  workflowCreatedAt?: number;
+}
+
+/** Flow-control override of the resumed runs. */
+export interface FlowControlOverride {
+  /** Sent as `Svc-Flow-Control-Key`. */
+  key?: string;
+  /** Positive integer; part of `Svc-Flow-Control-Value`. */
+  parallelism?: number;
+  /** Positive integer; part of `Svc-Flow-Control-Value`. */
+  rate?: number;
+  /** Seconds as a positive integer (sent as `"<n>s"`), or a duration string such as `"1m"`. */
+  period?: number | string;
+}
+
+/** Overrides applied to the resumed runs; an unset override keeps the original run's setting. */
+export interface ResumeOverrides {
+  /** Flow-control override. */
+  flowControl?: FlowControlOverride;
+  /** Retries for the steps of the resumed runs; non-negative integer, sent as `Svc-Retries`. */
+  retries?: number;
+}
+
+/** A workflow run created by a resume. */
+export interface ResumedRun {
+  /** ID of the new run. */
+  workflowRunId: string;
+  /** Creation time of the new run, unix milliseconds. */
+  workflowCreatedAt: number;
+}
+
+/** One response of the resume endpoint. */
+export interface ResumePage {
+  /** Cursor to continue with; `undefined` when all matching entries are processed. */
+  cursor: string | undefined;
+  /** Runs resumed by this request (at most 50). */
+  workflowRuns: ResumedRun[];
+  /**
+   * Set to `true` when an earlier attempt of this request failed in a way that may have
+   * resumed runs whose IDs never came back (see {@link RetryEvent.ambiguous}).
+   */
+  ambiguous?: boolean;
+  /**
+   * DLQ IDs that were probably resumed by a lost attempt but whose new run IDs are unknown:
+   * set when a `dlqIds` request is answered `404` after an ambiguous failure.
+   */
+  unconfirmedDlqIds?: string[];
+}
+
+/** The queue-service account record (spec section 2.3). Unknown extra fields are dropped. */
+export interface AccountRecord {
+  customer_id: string;
+  id: string;
+  /** Secret. Never echoed in error messages. */
+  password: string;
+  /** Secret. Never echoed in error messages. */
+  token: string;
+  active: boolean;
+  state: "active" | "passive";
+  last_plan_upgrade_time: number;
+  max_message_size: number;
+  max_requests_per_day: number;
+  max_requests_per_day_hard: number;
+  max_endpoints_per_topic: number;
+  max_requests_per_second: number;
+  max_dlq_size: number;
+  max_retries: number;
+  max_topics: number;
+  max_schedules: number;
+  max_events_size: number;
+  max_dlq_retention_time_milis: number;
+  max_delay: number;
+  max_parallelism: number;
+  max_global_parallelism: number;
+  max_queues: number;
+  prod_pack_enabled: boolean;
+  timeout: number;
+  type: "free" | "paid";
+  /** `""`, `"paid"`, `"svc_enterprise_1m"`, `"svc_enterprise_10m"`; any string is accepted. */
+  reserved_type: string;
+  reserved_price: number;
+  created_by: string;
+  creation_time: number;
+}
+
+/** Progress of {@link SvcClient.drain}, as handed to `onPage`. */
+export interface DrainPageEvent {
+  /** The page just received. */
+  page: ResumePage;
+  /** Resume requests answered so far, this one included. */
+  requestCount: number;
+  /** Runs resumed so far (with known IDs), this page included. */
+  resumedCount: number;
+  /** The cursor to continue from; `undefined` when done. */
+  cursor: string | undefined;
+}
+
+/** Options of {@link SvcClient.drain}. */
+export interface DrainOptions {
+  /** Continue a drain from a checkpointed cursor. */
+  startCursor?: string;
+  /** Awaited after every page, e.g. to checkpoint the cursor. A throw stops the drain. */
+  onPage?: (p: DrainPageEvent) => void | Promise<void>;
+  /** Stop with `SVC_CURSOR_LOOP` when more pages than this would be needed. Default: no limit. */
+  maxRequests?: number;
+  /**
+   * Stops the drain between requests (`SVC_ABORTED`, with partial progress). A request
+   * already sent is allowed to finish so the runs it resumed are not lost.
+   */
+  signal?: AbortSignal;
+}
+
+/** Progress of {@link SvcClient.resumeByIds}, as handed to `onPage`. */
+export interface ResumeBatchEvent {
+  /** 0-based index of the batch. */
+  batchIndex: number;
+  /** The DLQ IDs of the batch. */
+  dlqIds: string[];
+  /** The page received for the batch. */
+  page: ResumePage;
+  /** Resume requests answered so far, over all batches. */
+  requestCount: number;
+  /** Runs resumed so far, over all batches. */
+  resumedCount: number;
+}
+
+/** Options of {@link SvcClient.resumeByIds}. */
+export interface ResumeByIdsOptions {
+  /** Batches in flight at once. Default `4`. */
+  concurrency?: number;
+  /** Upper bound of request starts per second (retries included). Default: no bound. */
+  maxRequestsPerSecond?: number;
+  /** Awaited after every answered batch (in completion order). A throw stops new batches. */
+  onPage?: (p: ResumeBatchEvent) => void | Promise<void>;
+  /** Stops launching new batches (`SVC_ABORTED`, with partial progress). */
+  signal?: AbortSignal;
+}
+
+/** Result of {@link SvcClient.drain} and {@link SvcClient.resumeByIds}. */
+export interface DrainResult {
+  /** Resumed runs in page order (for `resumeByIds`: in batch order). */
+  runs: ResumedRun[];
+  /** Resume requests answered (retries of one request count once). */
+  requestCount: number;
+  /** Runs resumed with known IDs (`runs.length`). */
+  resumedCount: number;
+  /** Requests that had an ambiguous failed attempt: they may have resumed runs not in `runs`. */
+  ambiguousRequests: number;
+  /** DLQ IDs probably resumed by a lost attempt, whose new run IDs are unknown. */
+  unconfirmedDlqIds?: string[];
+}
+
+/** Progress carried by a {@link DrainError} so no resumed run is forgotten. */
+export interface DrainProgress extends DrainResult {
+  /** Cursor to resume the drain from (`drain` only); `undefined` when none is known or done. */
+  cursor: string | undefined;
+  /** DLQ IDs whose batch did not complete (`resumeByIds` only). */
+  remainingDlqIds?: string[];
+}

@@ -1,0 +1,187 @@
+/**
+ * Validation of the service's JSON responses into typed values. Messages name the field, the
+ * expected type and what came instead — except for secret fields, whose values are never
+ * echoed.
+ *
+ * @packageDocumentation
+ */
+import { SvcError } from "./errors";
+import { REDACTED, Redactor } from "./redact";
+import type { AccountRecord, ResumedRun, ResumePage } from "./types";
+
+/** Operation named in account-record validation messages. */
+export const ACCOUNT_OPERATION = "GET /v2/svc/user";
+/** Operation named in resume-page validation messages. */
+export const RESUME_OPERATION = "POST /v2/workflows/dlq/resume";
+
+type Kind = "string" | "integer" | "number" | "boolean" | { enum: readonly string[] };
+
+/** The account record's fields and their types (spec section 2.3), in spec order. */
+const ACCOUNT_FIELDS: ReadonlyArray<readonly [keyof AccountRecord, Kind]> = [
+  ["customer_id", "string"],
+  ["id", "string"],
+  ["password", "string"],
+  ["token", "string"],
+  ["active", "boolean"],
+  ["state", { enum: ["active", "passive"] }],
+  ["last_plan_upgrade_time", "integer"],
+  ["max_message_size", "integer"],
+  ["max_requests_per_day", "integer"],
+  ["max_requests_per_day_hard", "integer"],
+  ["max_endpoints_per_topic", "integer"],
+  ["max_requests_per_second", "integer"],
+  ["max_dlq_size", "integer"],
+  ["max_retries", "integer"],
+  ["max_topics", "integer"],
+  ["max_schedules", "integer"],
+  ["max_events_size", "integer"],
+  ["max_dlq_retention_time_milis", "integer"],
+  ["max_delay", "integer"],
+  ["max_parallelism", "integer"],
+  ["max_global_parallelism", "integer"],
+  ["max_queues", "integer"],
+  ["prod_pack_enabled", "boolean"],
+  ["timeout", "integer"],
+  ["type", { enum: ["free", "paid"] }],
+  // The spec lists plan names, but new plans appear over time; any string is accepted.
+  ["reserved_type", "string"],
+  ["reserved_price", "number"],
+  ["created_by", "string"],
+  ["creation_time", "integer"],
+];
+
+/** Fields whose values must never appear in a message. */
+const SECRET_FIELDS: ReadonlySet<string> = new Set(["password", "token"]);
+
+/** JSON-ish type name of a value, for messages. */
+export function typeName(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  return typeof value;
+}
+
+function shown(value: unknown, secret: boolean): string {
+  if (value === undefined) return "nothing (field missing)";
+  if (secret) return `${REDACTED} (${typeName(value)})`;
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  if (text.length > 40) text = `${text.slice(0, 40)}…`;
+  return `${text} (${typeName(value)})`;
+}
+
+function kindText(kind: Kind): string {
+  if (typeof kind === "object") return `one of ${kind.enum.map((e) => JSON.stringify(e)).join(", ")}`;
+  return kind === "integer" ? "an integer" : `a ${kind}`;
+}
+
+function matches(value: unknown, kind: Kind): boolean {
+  if (typeof kind === "object") return typeof value === "string" && kind.enum.includes(value);
+  switch (kind) {
+    case "string":
+      return typeof value === "string";
+    case "boolean":
+      return typeof value === "boolean";
+    case "integer":
+      return typeof value === "number" && Number.isSafeInteger(value);
+    case "number":
+      return typeof value === "number" && Number.isFinite(value);
+  }
+}
+
+function problem(field: string, kind: Kind, value: unknown, secret = false): string {
+  return `field \`${field}\` must be ${kindText(kind)}; got ${shown(value, secret)}`;
+}
+
+function malformed(what: string, problems: string[], redactor?: Redactor): SvcError {
+  const [first, ...rest] = problems;
+  const more = rest.length === 0 ? "" : ` (and ${rest.length} more: ${rest.join(" | ")})`;
+  const message = `Malformed ${what}: ${first}${more}.`;
+  return new SvcError("SVC_MALFORMED_RESPONSE", redactor ? redactor.scrub(message) : message);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Checks a parsed `GET /v2/svc/user` body against the spec's account record. Every field is
+ * type-checked; unknown extra fields are tolerated and dropped from the result.
+ *
+ * @throws SvcError `SVC_MALFORMED_RESPONSE`, e.g. "Malformed account record from
+ * GET /v2/svc/user: field `max_retries` must be an integer; got "abc" (string)."
+ */
+export function validateAccountRecord(body: unknown): AccountRecord {
+  const what = `account record from ${ACCOUNT_OPERATION}`;
+  if (!isPlainObject(body)) {
+    throw malformed(what, [`expected a JSON object; got ${typeName(body)}`]);
+  }
+  const problems: string[] = [];
+  const out: Record<string, unknown> = {};
+  for (const [field, kind] of ACCOUNT_FIELDS) {
+    const value = body[field];
+    if (matches(value, kind)) out[field] = value;
+    else problems.push(problem(field, kind, value, SECRET_FIELDS.has(field)));
+  }
+  if (problems.length > 0) {
+    // The record's own secrets must not leak through another, malformed field either.
+    const secrets = [...SECRET_FIELDS].map((f) => body[f]).filter((v): v is string => typeof v === "string");
+    throw malformed(what, problems, new Redactor(secrets));
+  }
+  return out as unknown as AccountRecord;
+}
+
+/**
+ * Checks a parsed resume response. `workflowRuns` must be an array of
+ * `{workflowRunId: string, workflowCreatedAt: integer}` (`null` or absent reads as empty);
+ * `cursor` must be a string or absent, and `""` or `null` means done (`undefined`).
+ *
+ * @throws SvcError `SVC_MALFORMED_RESPONSE` naming the offending field
+ */
+export function validateResumePage(body: unknown): ResumePage {
+  const what = `resume response from ${RESUME_OPERATION}`;
+  if (!isPlainObject(body)) {
+    throw malformed(what, [`expected a JSON object; got ${typeName(body)}`]);
+  }
+  const problems: string[] = [];
+  const rawCursor = body.cursor;
+  let cursor: string | undefined;
+  if (typeof rawCursor === "string") cursor = rawCursor === "" ? undefined : rawCursor;
+  else if (rawCursor !== undefined && rawCursor !== null) {
+    problems.push(problem("cursor", "string", rawCursor));
+  }
+  const rawRuns = body.workflowRuns ?? [];
+  const workflowRuns: ResumedRun[] = [];
+  if (!Array.isArray(rawRuns)) {
+    problems.push(`field \`workflowRuns\` must be an array; got ${shown(rawRuns, false)}`);
+  } else {
+    rawRuns.forEach((run: unknown, i) => {
+      if (!isPlainObject(run)) {
+        problems.push(`field \`workflowRuns[${i}]\` must be an object; got ${shown(run, false)}`);
+        return;
+      }
+      const { workflowRunId, workflowCreatedAt } = run;
+      let ok = true;
+      if (typeof workflowRunId !== "string" || workflowRunId === "") {
+        problems.push(
+          `field \`workflowRuns[${i}].workflowRunId\` must be a non-empty string; got ${shown(workflowRunId, false)}`,
+        );
+        ok = false;
+      }
+      if (!matches(workflowCreatedAt, "integer")) {
+        problems.push(problem(`workflowRuns[${i}].workflowCreatedAt`, "integer", workflowCreatedAt));
+        ok = false;
+      }
+      if (ok)
+        workflowRuns.push({
+          workflowRunId: workflowRunId as string,
+          workflowCreatedAt: workflowCreatedAt as number,
+        });
+    });
+  }
+  if (problems.length > 0) throw malformed(what, problems);
+  return { cursor, workflowRuns };
+}

@@ -1,0 +1,249 @@
+import { strict as assert } from "node:assert";
+import { errors } from "undici";
+import { DrainError, SvcError, type ResumeBatchEvent } from "../../../client";
+import { spacingGate } from "../../../client/rateLimiter";
+import { harness, json, rejection, resumePath, seen, type Harness } from "./helpers";
+
+/** Virtual time: timers fire one per macrotask in time order, so sleepers act in time order. */
+function virtualClock() {
+  const state = { now: 0 };
+  const timers: Array<{ at: number; seq: number; fire: () => void }> = [];
+  let seq = 0;
+  let scheduled = false;
+  const pump = () => {
+    if (scheduled || timers.length === 0) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
+      const t = timers.shift();
+      if (t) {
+        state.now = Math.max(state.now, t.at);
+        t.fire();
+      }
+      pump();
+    });
+  };
+  return {
+    state,
+    now: () => state.now,
+    sleep: (ms: number) =>
+      new Promise<void>((fire) => {
+        timers.push({ at: state.now + ms, seq: seq++, fire });
+        pump();
+      }),
+  };
+}
+
+const ids = (n: number) => Array.from({ length: n }, (_, i) => `dlq_${i}`);
+
+/** Replies to each batch with one run per DLQ ID (run id = "run-" + dlq id). */
+function echoRuns(h: Harness, onRequest?: (batch: string[]) => void | Promise<void>) {
+  const batches: string[][] = [];
+  h.pool
+    .intercept({ path: resumePath, method: "POST" })
+    .reply(async (o) => {
+      const batch = seen(o).query.getAll("dlqIds");
+      batches.push(batch);
+      await onRequest?.(batch);
+      return json(200, {
+        cursor: "",
+        workflowRuns: batch.map((id, i) => ({ workflowRunId: `run-${id}`, workflowCreatedAt: i })),
+      });
+    })
+    .persist();
+  return batches;
+}
+
+describe("client/SvcClient.resumeByIds", () => {
+  let h: Harness;
+  afterEach(() => h?.close());
+
+  it("splits into batches of at most 50, dedupes, and keeps batch order", async () => {
+    h = harness();
+    const batches = echoRuns(h, async (batch) => {
+      // Let later batches overtake earlier ones: the result must still be in batch order.
+      const delay = batch[0] === "dlq_0" ? 20 : 1;
+      for (let i = 0; i < delay; i++) await new Promise((r) => setImmediate(r));
+    });
+    const input = [...ids(137), "dlq_5", "dlq_6"];
+    const events: ResumeBatchEvent[] = [];
+    const result = await h.client.resumeByIds(input, { retries: 2 }, { onPage: (e) => void events.push(e) });
+    assert.deepEqual(
+      batches.map((b) => b.length).sort((a, b) => b - a),
+      [50, 50, 37],
+    );
+    assert.equal(result.requestCount, 3);
+    assert.equal(result.resumedCount, 137);
+    assert.deepEqual(
+      result.runs.map((r) => r.workflowRunId),
+      ids(137).map((id) => `run-${id}`),
+    );
+    assert.equal(events.length, 3);
+    assert.deepEqual(events.map((e) => e.batchIndex).sort(), [0, 1, 2]);
+    assert.equal(events[2].requestCount, 3);
+    assert.equal(events[2].resumedCount, 137);
+  });
+
+  it("sends no request for an empty list", async () => {
+    h = harness();
+    const result = await h.client.resumeByIds([]);
+    assert.deepEqual(result, { runs: [], requestCount: 0, resumedCount: 0, ambiguousRequests: 0 });
+  });
+
+  for (const [concurrency, expected] of [
+    [undefined, 4],
+    [1, 1],
+    [2, 2],
+    [16, 10],
+  ] as const) {
+    it(`runs at most ${expected} batches at once (concurrency ${concurrency ?? "default"})`, async () => {
+      h = harness();
+      let inFlight = 0;
+      let maxInFlight = 0;
+      echoRuns(h, async () => {
+        inFlight++;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+        inFlight--;
+      });
+      const result = await h.client.resumeByIds(
+        ids(500),
+        undefined,
+        concurrency === undefined ? {} : { concurrency },
+      );
+      assert.equal(result.requestCount, 10);
+      assert.equal(maxInFlight, expected);
+    });
+  }
+
+  it("spaces request starts to maxRequestsPerSecond", async () => {
+    const vc = virtualClock();
+    h = harness({ now: vc.now, sleep: vc.sleep });
+    const starts: number[] = [];
+    echoRuns(h, () => void starts.push(vc.state.now));
+    const result = await h.client.resumeByIds(ids(400), undefined, {
+      concurrency: 4,
+      maxRequestsPerSecond: 4,
+    });
+    assert.equal(result.requestCount, 8);
+    assert.deepEqual(starts, [0, 250, 500, 750, 1000, 1250, 1500, 1750]);
+  });
+
+  it("spaces retries through the same limiter", async () => {
+    const vc = virtualClock();
+    h = harness({ now: vc.now, sleep: vc.sleep, random: () => 0 });
+    const starts: number[] = [];
+    let first = true;
+    h.pool
+      .intercept({ path: resumePath, method: "POST" })
+      .reply((o) => {
+        starts.push(vc.state.now);
+        if (first) {
+          first = false;
+          return json(429, {});
+        }
+        const batch = seen(o).query.getAll("dlqIds");
+        return json(200, {
+          cursor: "",
+          workflowRuns: batch.map((id) => ({ workflowRunId: `r-${id}`, workflowCreatedAt: 1 })),
+        });
+      })
+      .persist();
+    const result = await h.client.resumeByIds(ids(100), undefined, {
+      concurrency: 1,
+      maxRequestsPerSecond: 2,
+    });
+    assert.equal(result.resumedCount, 100);
+    assert.deepEqual(starts, [0, 500, 1000]);
+  });
+
+  it("counts a batch answered 404 after an ambiguous failure as resumed without IDs", async () => {
+    h = harness();
+    h.pool
+      .intercept({ path: resumePath, method: "POST" })
+      .replyWithError(new errors.SocketError("other side closed"));
+    h.pool
+      .intercept({ path: resumePath, method: "POST" })
+      .reply(404, { error: "Some DLQ messages were not found" });
+    const result = await h.client.resumeByIds(ids(3), undefined, { concurrency: 1 });
+    assert.deepEqual(result, {
+      runs: [],
+      requestCount: 1,
+      resumedCount: 0,
+      ambiguousRequests: 1,
+      unconfirmedDlqIds: ids(3),
+    });
+  });
+
+  it("carries partial progress and the remaining IDs when a batch fails", async () => {
+    h = harness();
+    let n = 0;
+    h.pool
+      .intercept({ path: resumePath, method: "POST" })
+      .reply((o) => {
+        const batch = seen(o).query.getAll("dlqIds");
+        if (++n === 3) return json(401, { error: "token revoked" });
+        return json(200, {
+          cursor: "",
+          workflowRuns: batch.map((id) => ({ workflowRunId: `r-${id}`, workflowCreatedAt: 1 })),
+        });
+      })
+      .persist();
+    const e = await rejection(h.client.resumeByIds(ids(300), undefined, { concurrency: 1 }));
+    assert.ok(e instanceof DrainError);
+    assert.equal(e.code, "SVC_UNAUTHORIZED");
+    assert.equal(e.partial.requestCount, 2);
+    assert.equal(e.partial.runs.length, 100);
+    assert.deepEqual(e.partial.remainingDlqIds, ids(300).slice(100));
+    assert.match(e.message, /resumeByIds stopped after 2 request\(s\) and 100 resumed run\(s\)/);
+  });
+
+  it("lets batches in flight finish before reporting a failure", async () => {
+    h = harness();
+    h.pool
+      .intercept({ path: resumePath, method: "POST" })
+      .reply(async (o) => {
+        const batch = seen(o).query.getAll("dlqIds");
+        if (batch[0] === "dlq_0") return json(400, { error: "bad id" });
+        for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+        return json(200, {
+          cursor: "",
+          workflowRuns: batch.map((id) => ({ workflowRunId: `r-${id}`, workflowCreatedAt: 1 })),
+        });
+      })
+      .persist();
+    const e = await rejection(h.client.resumeByIds(ids(500), undefined, { concurrency: 3 }));
+    assert.ok(e instanceof DrainError);
+    assert.equal(e.code, "SVC_BAD_REQUEST");
+    assert.equal(e.partial.runs.length, 100, "batches 1 and 2 were in flight and completed");
+    assert.deepEqual(e.partial.remainingDlqIds, [...ids(50), ...ids(500).slice(150)]);
+  });
+
+  it("refuses invalid options and IDs before sending", async () => {
+    h = harness();
+    for (const p of [
+      h.client.resumeByIds(["a", ""]),
+      h.client.resumeByIds(["a"], undefined, { concurrency: 0 }),
+      h.client.resumeByIds(["a"], undefined, { maxRequestsPerSecond: 0 }),
+      h.client.resumeByIds(["a"], { retries: -1 }),
+    ]) {
+      const e = await rejection(p);
+      assert.ok(e instanceof SvcError);
+      assert.equal(e.code, "SVC_INVALID_ARGUMENT");
+    }
+  });
+});
+
+describe("client/rateLimiter: spacingGate", () => {
+  it("reserves ordered slots for concurrent callers", async () => {
+    const waits: number[] = [];
+    const gate = spacingGate(
+      10,
+      () => 1000,
+      async (ms) => void waits.push(ms),
+    );
+    await Promise.all([gate(), gate(), gate(), gate()]);
+    assert.deepEqual(waits, [100, 200, 300]);
+  });
+});
