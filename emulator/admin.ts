@@ -1,0 +1,166 @@
+/**
+ * The admin API under `/admin/` (no auth; the server only listens on loopback). Lets tests and
+ * tools inspect and steer the emulator: entries, ledger, request log, seeding, plan, account
+ * fields, faults, reset. Every response is JSON; every error is `{"error": …}` naming the field.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { entryToJson } from "./entry";
+import { HttpError, parseJsonBody, readBody, sendJson, show } from "./http";
+import type { EmulatorState } from "./state";
+
+/** Largest accepted admin request body. */
+export const MAX_ADMIN_BODY_BYTES = 64 * 1_048_576;
+
+/** Endpoint list served by `GET /admin`. */
+export const ADMIN_ENDPOINTS: readonly string[] = [
+  "GET /admin/entries?limit=100&offset=0",
+  "POST /admin/entries  [partial entries]",
+  "DELETE /admin/entries/:dlqId",
+  "GET /admin/ledger?dlqId=",
+  "GET /admin/requests?since=0&limit=",
+  "GET /admin/stats",
+  "POST /admin/reset",
+  "POST /admin/seed  {count, seed}",
+  "GET /admin/account",
+  "PUT /admin/plan  {plan}",
+  "PATCH /admin/account  {field: value}",
+  "GET /admin/faults",
+  "PUT /admin/faults  FaultConfig",
+];
+
+/**
+ * A non-negative integer query parameter.
+ *
+ * @param url - the request URL.
+ * @param name - parameter name.
+ * @param fallback - value when absent.
+ * @param max - largest accepted value.
+ */
+function intParam(url: URL, name: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = url.searchParams.get(name);
+  if (raw === null) return fallback;
+  if (!/^[0-9]+$/.test(raw) || Number(raw) > max) {
+    throw new HttpError(400, `${name} must be an integer from 0 to ${max}, got ${show(raw)}`);
+  }
+  return Number(raw);
+}
+
+/**
+ * Run a state change that throws plain Errors for bad input, turning them into 400s.
+ *
+ * @param change - the change.
+ */
+function badRequestOnError<T>(change: () => T): T {
+  try {
+    return change();
+  } catch (error) {
+    if (error instanceof HttpError) throw error;
+    throw new HttpError(400, (error as Error).message);
+  }
+}
+
+/**
+ * Handle a request whose path starts with `/admin`.
+ *
+ * @param state - the emulator state.
+ * @param req - the request.
+ * @param res - the response.
+ * @param url - the parsed request URL.
+ */
+export async function handleAdmin(
+  state: EmulatorState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+): Promise<void> {
+  try {
+    const text = await readBody(req, MAX_ADMIN_BODY_BYTES);
+    const body = (): unknown => parseJsonBody(text);
+    const route = `${req.method} ${url.pathname.replace(/\/+$/, "")}`;
+    const [status, result] = dispatch(state, route, url, body);
+    sendJson(res, status, result);
+  } catch (error) {
+    const status = error instanceof HttpError ? error.status : 500;
+    sendJson(res, status, { error: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+/**
+ * Route an admin request.
+ *
+ * @param state - the emulator state.
+ * @param route - "METHOD /path" without a trailing slash.
+ * @param url - the request URL.
+ * @param body - reads the JSON body.
+ * @returns status and JSON body.
+ */
+function dispatch(state: EmulatorState, route: string, url: URL, body: () => unknown): [number, unknown] {
+  const deleteMatch = /^DELETE \/admin\/entries\/([^/]+)$/.exec(route);
+  if (deleteMatch !== null) {
+    const dlqId = decodeURIComponent(deleteMatch[1]);
+    if (!state.dlq.remove(dlqId)) throw new HttpError(404, `dlqId ${show(dlqId)} is not in the DLQ`);
+    state.dlq.maybeCompact();
+    return [200, { deleted: dlqId, count: state.dlq.size }];
+  }
+  switch (route) {
+    case "GET /admin":
+      return [200, { endpoints: ADMIN_ENDPOINTS }];
+    case "GET /admin/entries": {
+      const limit = intParam(url, "limit", 100, 10_000);
+      const offset = intParam(url, "offset", 0);
+      const entries = state.dlq.page(offset, limit).map(entryToJson);
+      return [200, { count: state.dlq.size, offset, limit, entries }];
+    }
+    case "POST /admin/entries": {
+      const added = badRequestOnError(() => state.addEntries(body()));
+      return [201, { added: added.length, dlqIds: added.map((e) => e.dlqId), count: state.dlq.size }];
+    }
+    case "GET /admin/ledger": {
+      const only = url.searchParams.get("dlqId");
+      const byDlqId: Record<string, unknown> = {};
+      if (only !== null) byDlqId[only] = state.ledger.runsFor(only);
+      else for (const [dlqId, runs] of state.ledger.entries()) byDlqId[dlqId] = runs;
+      return [200, { ...state.ledger.totals(), byDlqId }];
+    }
+    case "GET /admin/requests": {
+      const since = intParam(url, "since", 0);
+      const limit = intParam(url, "limit", Number.MAX_SAFE_INTEGER);
+      const requests = state.log.since(since, limit);
+      const next =
+        requests.length > 0
+          ? requests[requests.length - 1].index + 1
+          : Math.max(since, state.log.oldestIndex);
+      return [200, { total: state.log.total, oldestIndex: state.log.oldestIndex, next, requests }];
+    }
+    case "GET /admin/stats":
+      return [200, state.dlq.stats()];
+    case "POST /admin/reset":
+      state.reset();
+      return [200, { reset: true }];
+    case "POST /admin/seed": {
+      const input = body();
+      if (typeof input !== "object" || input === null || Array.isArray(input)) {
+        throw new HttpError(400, `seed body must be {"count": n, "seed": s}, got ${show(input)}`);
+      }
+      const { count, seed } = input as Record<string, unknown>;
+      const added = badRequestOnError(() => state.seed(count, seed ?? 1));
+      return [200, { added, count: state.dlq.size }];
+    }
+    case "GET /admin/account":
+      return [200, state.account.record];
+    case "PUT /admin/plan": {
+      const input = body();
+      const plan =
+        typeof input === "object" && input !== null ? (input as Record<string, unknown>).plan : input;
+      return [200, badRequestOnError(() => state.account.setPlan(plan, state.now()))];
+    }
+    case "PATCH /admin/account":
+      return [200, badRequestOnError(() => state.account.patch(body()))];
+    case "GET /admin/faults":
+      return [200, { config: state.faults.config, stats: state.faults.stats() }];
+    case "PUT /admin/faults":
+      return [200, { config: badRequestOnError(() => state.faults.configure(body() ?? {})) }];
+    default:
+      throw new HttpError(404, `no such admin endpoint: ${route}; see GET /admin`);
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * Command-line flags of `emulator/cli.ts`, parsed and validated into {@link EmulatorOptions}.
+ * Accepts `--flag value` and `--flag=value`. Errors name the flag and the value (never the value
+ * of a credential flag).
+ */
+import type { EmulatorOptions } from "./options";
+import { isLoopback } from "./options";
+import { isPlanName, PLAN_NAMES } from "./plans";
+import { MAX_SEED_COUNT } from "./state";
+
+/** Usage text. */
+export const USAGE = `usage: node -r ts-node/register/transpile-only emulator/cli.ts [flags]
+  --port <n>                 TCP port, 0 picks a free one (default 0)
+  --host <addr>              loopback address (default 127.0.0.1)
+  --dlq <n>                  seeded failed runs (default 0)
+  --seed <n>                 seed of the seeding (default 1)
+  --plan <free|payg|fixed>   account plan preset (default free)
+  --token <t>                bearer token of the resume API
+  --username <u>             Basic username of the account API
+  --password <pw>            Basic password of the account API
+  --help                     print this text`;
+
+/** A bad command line; the CLI exits with status 2. */
+export class CliUsageError extends Error {
+  /** Exit status for usage errors. */
+  readonly exitCode = 2;
+
+  /**
+   * @param message - names the flag and (for non-secret flags) the value.
+   */
+  constructor(message: string) {
+    super(message);
+    this.name = "CliUsageError";
+  }
+}
+
+/** Result of {@link parseCliArgs}. */
+export interface CliArgs {
+  /** Whether `--help` was given. */
+  readonly help: boolean;
+  /** The options for startEmulator. */
+  readonly options: EmulatorOptions;
+}
+
+/** Flags that take a value. */
+const VALUE_FLAGS = new Set(["port", "host", "dlq", "seed", "plan", "token", "username", "password"]);
+/** Flags whose value is a secret and must not be echoed. */
+const SECRET_FLAGS = new Set(["token", "password"]);
+
+/**
+ * Parse the arguments after the script name.
+ *
+ * @param argv - e.g. `["--port", "0", "--plan=payg"]`.
+ * @throws CliUsageError naming the flag and the value.
+ */
+export function parseCliArgs(argv: readonly string[]): CliArgs {
+  const values = new Map<string, string>();
+  let help = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === "--help" || arg === "-h") {
+      help = true;
+      continue;
+    }
+    const match = /^--([a-z]+)(?:=(.*))?$/s.exec(arg);
+    if (match === null || !VALUE_FLAGS.has(match[1])) {
+      throw new CliUsageError(`unknown flag ${JSON.stringify(arg.split("=")[0])}`);
+    }
+    const flag = match[1];
+    let value = match[2];
+    if (value === undefined) {
+      if (i + 1 >= argv.length || argv[i + 1].startsWith("--"))
+        throw new CliUsageError(`--${flag} needs a value`);
+      value = argv[++i];
+    }
+    if (values.has(flag)) throw new CliUsageError(`--${flag} is given more than once`);
+    values.set(flag, value);
+  }
+
+  const integer = (flag: string, min: number, max: number): number | undefined => {
+    const raw = values.get(flag);
+    if (raw === undefined) return undefined;
+    if (!/^[0-9]+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      throw new CliUsageError(
+        `--${flag} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`,
+      );
+    }
+    return Number(raw);
+  };
+  const options: { -readonly [K in keyof EmulatorOptions]: EmulatorOptions[K] } = {};
+  const port = integer("port", 0, 65535);
+  if (port !== undefined) options.port = port;
+  const dlq = integer("dlq", 0, MAX_SEED_COUNT);
+  if (dlq !== undefined) options.dlq = dlq;
+  const seed = integer("seed", 0, Number.MAX_SAFE_INTEGER);
+  if (seed !== undefined) options.seed = seed;
+  const host = values.get("host");
+  if (host !== undefined) {
+    if (!isLoopback(host)) {
+      throw new CliUsageError(
+        `--host must be a loopback address (127.0.0.1, ::1 or localhost), got ${JSON.stringify(host)}`,
+      );
+    }
+    options.host = host;
+  }
+  const plan = values.get("plan");
+  if (plan !== undefined) {
+    if (!isPlanName(plan))
+      throw new CliUsageError(`--plan must be one of ${PLAN_NAMES.join(", ")}, got ${JSON.stringify(plan)}`);
+    options.plan = plan;
+  }
+  for (const flag of ["token", "username", "password"] as const) {
+    const value = values.get(flag);
+    if (value === undefined) continue;
+    if (value === "") throw new CliUsageError(`--${flag} must not be empty`);
+    if (/[\r\n]/.test(value) || (flag === "username" && value.includes(":"))) {
+      throw new CliUsageError(
+        SECRET_FLAGS.has(flag)
+          ? `--${flag} must not contain line breaks`
+          : `--${flag} must not contain a colon or line breaks, got ${JSON.stringify(value)}`,
+      );
+    }
+    options[flag] = value;
+  }
+  return { help, options };
+}

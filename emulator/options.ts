@@ -1,0 +1,120 @@
+/**
+ * Options of {@link startEmulator}: their types, defaults and validation. The emulator only
+ * listens on loopback addresses.
+ */
+import type { FaultConfig } from "./faults";
+import { validateFaultConfig } from "./faults";
+import { show } from "./http";
+import type { PlanName } from "./plans";
+import { isPlanName, PLAN_NAMES } from "./plans";
+import { MAX_SEED_COUNT } from "./state";
+
+/** Options of the emulator; all optional. */
+export interface EmulatorOptions {
+  /** TCP port; 0 (default) picks a free port. */
+  readonly port?: number;
+  /** Loopback address to listen on (default "127.0.0.1"). */
+  readonly host?: string;
+  /** Number of seeded failed runs at start (default 0). */
+  readonly dlq?: number;
+  /** Seed of the initial seeding (default 1). */
+  readonly seed?: number;
+  /** Account plan preset (default "free"). */
+  readonly plan?: PlanName;
+  /** Bearer token of the resume API (default "emulator-token"). */
+  readonly token?: string;
+  /** Basic username of the account API, also `customer_id` (default "emulator@example.com"). */
+  readonly username?: string;
+  /** Basic password of the account API (default "emulator-password"). */
+  readonly password?: string;
+  /** Initial fault configuration (default none). */
+  readonly faults?: FaultConfig;
+  /** Clock, unix ms (default `Date.now`); fix it to make seeding fully reproducible. */
+  readonly now?: () => number;
+  /** Request log capacity (default 100,000). */
+  readonly logCapacity?: number;
+}
+
+/** Options with every default filled in. */
+export interface ResolvedOptions {
+  readonly port: number;
+  readonly host: string;
+  readonly dlq: number;
+  readonly seed: number;
+  readonly plan: PlanName;
+  readonly token: string;
+  readonly username: string;
+  readonly password: string;
+  readonly faults: FaultConfig;
+  readonly now: () => number;
+  readonly logCapacity: number;
+}
+
+/** The defaults. */
+export const DEFAULT_OPTIONS = {
+  port: 0,
+  host: "127.0.0.1",
+  dlq: 0,
+  seed: 1,
+  plan: "free",
+  token: "emulator-token",
+  username: "emulator@example.com",
+  password: "emulator-password",
+} as const;
+
+/**
+ * Is this a loopback host name or address?
+ *
+ * @param host - "127.0.0.1", "::1", "localhost", …
+ */
+export function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/**
+ * Fill defaults and validate.
+ *
+ * @param options - the caller's options.
+ * @throws Error naming the option and the value.
+ */
+export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
+  const resolved: ResolvedOptions = {
+    port: options.port ?? DEFAULT_OPTIONS.port,
+    host: options.host ?? DEFAULT_OPTIONS.host,
+    dlq: options.dlq ?? DEFAULT_OPTIONS.dlq,
+    seed: options.seed ?? DEFAULT_OPTIONS.seed,
+    plan: options.plan ?? DEFAULT_OPTIONS.plan,
+    token: options.token ?? DEFAULT_OPTIONS.token,
+    username: options.username ?? DEFAULT_OPTIONS.username,
+    password: options.password ?? DEFAULT_OPTIONS.password,
+    faults: options.faults ?? {},
+    now: options.now ?? Date.now,
+    logCapacity: options.logCapacity ?? 100_000,
+  };
+  const int = (name: string, value: number, min: number, max: number): void => {
+    if (!Number.isSafeInteger(value) || value < min || value > max) {
+      throw new Error(`${name} must be an integer from ${min} to ${max}, got ${show(value)}`);
+    }
+  };
+  int("port", resolved.port, 0, 65535);
+  int("dlq", resolved.dlq, 0, MAX_SEED_COUNT);
+  int("seed", resolved.seed, 0, Number.MAX_SAFE_INTEGER);
+  int("logCapacity", resolved.logCapacity, 1, 10_000_000);
+  if (typeof resolved.host !== "string" || !isLoopback(resolved.host)) {
+    throw new Error(
+      `host must be a loopback address (127.0.0.1, ::1 or localhost), got ${show(resolved.host)}`,
+    );
+  }
+  if (!isPlanName(resolved.plan))
+    throw new Error(`plan must be one of ${PLAN_NAMES.join(", ")}, got ${show(resolved.plan)}`);
+  // Credential values are never echoed in messages.
+  for (const name of ["token", "username", "password"] as const) {
+    const value: unknown = resolved[name];
+    if (typeof value !== "string" || value === "") throw new Error(`${name} must be a non-empty string`);
+  }
+  if (resolved.username.includes(":"))
+    throw new Error("username must not contain a colon (HTTP Basic separator)");
+  if (typeof resolved.now !== "function") throw new Error("now must be a function returning unix ms");
+  validateFaultConfig(resolved.faults);
+  return resolved;
+}

@@ -1,0 +1,126 @@
+/**
+ * Everything the emulator knows, in one object shared by the HTTP routes, the admin API and the
+ * programmatic API: the DLQ, the ledger of resumed runs, the request log, the fault injector and
+ * the account.
+ */
+import { AccountStore } from "./account";
+import { DlqStore } from "./dlq";
+import type { DlqEntry } from "./entry";
+import { entryFromInput } from "./entry";
+import { FaultInjector } from "./faults";
+import { show } from "./http";
+import { Ledger } from "./ledger";
+import type { PlanName } from "./plans";
+import { RequestLog } from "./request-log";
+import { seedEntries } from "./seed";
+
+/** Largest number of entries one seed call may create. */
+export const MAX_SEED_COUNT = 5_000_000;
+
+/** Settings of a new state. */
+export interface StateInit {
+  /** Bearer token. */
+  readonly token: string;
+  /** Basic username (account `customer_id`). */
+  readonly username: string;
+  /** Basic password. */
+  readonly password: string;
+  /** Initial plan preset. */
+  readonly plan: PlanName;
+  /** Clock, unix ms. */
+  readonly now: () => number;
+  /** Capacity of the request log. */
+  readonly logCapacity?: number;
+}
+
+/** The emulator's state. */
+export class EmulatorState {
+  /** The live DLQ. */
+  readonly dlq = new DlqStore();
+  /** Runs created by resumes, by original DLQ ID. */
+  readonly ledger = new Ledger();
+  /** Log of `/v2` requests. */
+  readonly log: RequestLog;
+  /** Fault configuration and decisions. */
+  readonly faults = new FaultInjector();
+  /** The account record and credentials. */
+  readonly account: AccountStore;
+  /** Clock, unix ms. */
+  readonly now: () => number;
+
+  /**
+   * @param init - credentials, plan, clock.
+   */
+  constructor(init: StateInit) {
+    this.now = init.now;
+    this.log = new RequestLog(init.logCapacity);
+    this.account = new AccountStore({
+      token: init.token,
+      username: init.username,
+      password: init.password,
+      plan: init.plan,
+      now: init.now(),
+    });
+  }
+
+  /**
+   * Add deterministic failed runs (see `seed.ts`).
+   *
+   * @param count - number of entries, 0..5,000,000.
+   * @param seed - PRNG seed, a non-negative integer.
+   * @returns the number added.
+   * @throws Error naming the argument and the value.
+   */
+  seed(count: unknown, seed: unknown = 1): number {
+    if (typeof count !== "number" || !Number.isSafeInteger(count) || count < 0 || count > MAX_SEED_COUNT) {
+      throw new Error(`count must be an integer from 0 to ${MAX_SEED_COUNT}, got ${show(count)}`);
+    }
+    if (typeof seed !== "number" || !Number.isSafeInteger(seed) || seed < 0) {
+      throw new Error(`seed must be a non-negative integer, got ${show(seed)}`);
+    }
+    return seedEntries(this.dlq, count, seed, this.now());
+  }
+
+  /**
+   * Add entries from partial entry objects (all-or-nothing).
+   *
+   * @param inputs - an array of partial entries (see `entryFromInput`).
+   * @returns the added entries.
+   * @throws Error naming the entry, the field and the value.
+   */
+  addEntries(inputs: unknown): DlqEntry[] {
+    if (!Array.isArray(inputs))
+      throw new Error(`entries must be a JSON array of partial entries, got ${show(inputs)}`);
+    const now = this.now();
+    const entries = inputs.map((input, i) => entryFromInput(input, `entries[${i}]`, now));
+    const ids = new Set<string>();
+    entries.forEach((entry, i) => {
+      if (this.dlq.has(entry.dlqId) || ids.has(entry.dlqId)) {
+        throw new Error(`entries[${i}].dlqId ${show(entry.dlqId)} is already in the DLQ`);
+      }
+      ids.add(entry.dlqId);
+    });
+    return entries.map((entry) => this.dlq.insert(entry));
+  }
+
+  /** Empty the DLQ (new cursor epoch), the ledger and the request log, and clear the faults. */
+  reset(): void {
+    this.dlq.clear();
+    this.ledger.clear();
+    this.log.clear();
+    this.faults.configure({});
+  }
+
+  /**
+   * Replace every occurrence of a current credential in a string by "[redacted]".
+   *
+   * @param text - any text about to be logged or sent.
+   */
+  redact(text: string): string {
+    let result = text;
+    for (const secret of [this.account.token, this.account.password]) {
+      if (secret !== "" && result.includes(secret)) result = result.split(secret).join("[redacted]");
+    }
+    return result;
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * The request pipeline of the service API under `/v2`, shared by both endpoints:
+ * route and method check → read body → log → fault plan → latency → auth → pre-commit fault →
+ * endpoint → post-commit fault → response. Errors become `{"error": …}` with credentials redacted.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
+import { handleAccount } from "./account-endpoint";
+import { requireBasic, requireBearer } from "./auth";
+import type { FaultEndpoint, FaultPlan } from "./faults";
+import { HttpError, readBody, sendJson, sendRaw } from "./http";
+import { rawOverrideHeaders } from "./overrides";
+import type { LoggedRequest } from "./request-log";
+import { handleResume } from "./resume-endpoint";
+import type { EmulatorState } from "./state";
+
+/** Largest accepted `/v2` request body. */
+export const MAX_V2_BODY_BYTES = 1_048_576;
+
+/** What an endpoint gets. */
+export interface V2Context {
+  readonly state: EmulatorState;
+  readonly req: IncomingMessage;
+  readonly url: URL;
+  /** The request body text ("" when none). */
+  readonly body: string;
+  /** The faults decided for this request. */
+  readonly plan: FaultPlan;
+  /** The request's log entry (index, and fields the endpoint may fill in). */
+  readonly logEntry: LoggedRequest;
+}
+
+/** What an endpoint returns. */
+export type V2Result =
+  | { readonly kind: "json"; readonly status: number; readonly body: unknown }
+  /** The work was committed, but the response must be lost (socket destroyed). */
+  | { readonly kind: "lost" };
+
+/** One `/v2` route. */
+interface V2Route {
+  readonly method: string;
+  readonly endpoint: FaultEndpoint;
+  readonly authenticate: (state: EmulatorState, req: IncomingMessage) => void;
+  readonly handle: (ctx: V2Context) => V2Result;
+}
+
+/** The routes by path. */
+const ROUTES: Readonly<Record<string, V2Route>> = {
+  "/v2/workflows/dlq/resume": {
+    method: "POST",
+    endpoint: "resume",
+    authenticate: (state, req) => requireBearer(req, state.account.token),
+    handle: handleResume,
+  },
+  "/v2/svc/user": {
+    method: "GET",
+    endpoint: "account",
+    authenticate: (state, req) => requireBasic(req, state.account.username, state.account.password),
+    handle: handleAccount,
+  },
+};
+
+/**
+ * The query of a URL as an object; repeated parameters become arrays.
+ *
+ * @param url - the URL.
+ * @param redact - applied to every value.
+ */
+function queryObject(url: URL, redact: (text: string) => string): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = {};
+  for (const key of new Set(url.searchParams.keys())) {
+    const values = url.searchParams.getAll(key).map(redact);
+    query[redact(key)] = values.length === 1 ? values[0] : values;
+  }
+  return query;
+}
+
+/**
+ * Handle a request whose path starts with `/v2`.
+ *
+ * @param state - the emulator state.
+ * @param req - the request.
+ * @param res - the response.
+ * @param url - the parsed request URL.
+ * @param signal - aborted when the server closes (cuts injected latency short).
+ */
+export async function handleV2(
+  state: EmulatorState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  signal: AbortSignal,
+): Promise<void> {
+  const redact = (text: string): string => state.redact(text);
+  const overrideHeaders: Record<string, string> = {};
+  for (const [name, value] of Object.entries(rawOverrideHeaders(req))) overrideHeaders[name] = redact(value);
+  const logEntry = state.log.add({
+    time: state.now(),
+    method: req.method ?? "",
+    path: redact(url.pathname),
+    query: queryObject(url, redact),
+    overrideHeaders,
+    status: null,
+    resumed: 0,
+  });
+  try {
+    const route = ROUTES[url.pathname];
+    if (route === undefined) throw new HttpError(404, `no such endpoint: ${req.method} ${url.pathname}`);
+    if (req.method !== route.method) {
+      throw new HttpError(405, `${req.method} is not allowed on ${url.pathname}; use ${route.method}`, {
+        allow: route.method,
+      });
+    }
+    const body = await readBody(req, MAX_V2_BODY_BYTES);
+    const plan = state.faults.plan(route.endpoint, state.now());
+    if (plan.delayMs > 0) await sleep(plan.delayMs, undefined, { signal });
+    route.authenticate(state, req);
+
+    const fault = plan.preCommit;
+    if (fault !== undefined) {
+      logEntry.fault = fault.fault;
+      if (fault.kind === "drop") {
+        req.socket.destroy();
+        return;
+      }
+      logEntry.status = fault.status;
+      sendRaw(res, fault.status, fault.body, fault.contentType, {
+        ...plan.rateLimitHeaders,
+        ...fault.headers,
+      });
+      return;
+    }
+
+    const result = route.handle({ state, req, url, body, plan, logEntry });
+    if (result.kind === "lost") {
+      logEntry.fault = "loseResponseAfterCommit";
+      req.socket.destroy();
+      return;
+    }
+    logEntry.status = result.status;
+    sendJson(res, result.status, result.body, plan.rateLimitHeaders);
+  } catch (error) {
+    if (signal.aborted) {
+      req.socket.destroy();
+      return;
+    }
+    const status = error instanceof HttpError ? error.status : 500;
+    const message = redact(error instanceof Error ? error.message : String(error));
+    const headers = error instanceof HttpError ? error.headers : {};
+    logEntry.status = status;
+    logEntry.error ??= message;
+    sendJson(res, status, { error: message }, headers);
+  }
+}

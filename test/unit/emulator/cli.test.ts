@@ -1,0 +1,183 @@
+import assert from "node:assert/strict";
+import type { ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { parseCliArgs } from "../../../emulator/cli-args";
+
+const ROOT = path.resolve(__dirname, "../../..");
+
+/** A spawned CLI with its collected output. */
+interface Cli {
+  readonly child: ChildProcess;
+  stdout: string;
+  stderr: string;
+  readonly exit: Promise<number | null>;
+}
+
+/**
+ * Spawn the CLI with the Node running the tests (Node 24) and ts-node.
+ *
+ * @param args - CLI flags.
+ */
+function spawnCli(args: string[]): Cli {
+  const child = spawn(
+    process.execPath,
+    ["-r", "ts-node/register/transpile-only", "emulator/cli.ts", ...args],
+    {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  const cli: Cli = {
+    child,
+    stdout: "",
+    stderr: "",
+    exit: new Promise((resolve) => child.on("exit", (code) => resolve(code))),
+  };
+  child.stdout?.on("data", (chunk: Buffer) => (cli.stdout += chunk.toString()));
+  child.stderr?.on("data", (chunk: Buffer) => (cli.stderr += chunk.toString()));
+  return cli;
+}
+
+/**
+ * Wait until stdout has at least `lines` complete lines.
+ *
+ * @param cli - the CLI.
+ * @param lines - number of lines.
+ */
+async function waitForLines(cli: Cli, lines: number): Promise<string[]> {
+  for (;;) {
+    const complete = cli.stdout.split("\n").slice(0, -1);
+    if (complete.length >= lines) return complete;
+    if (cli.child.exitCode !== null) throw new Error(`CLI exited early: ${cli.stderr}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe("emulator CLI", function () {
+  this.timeout(60_000);
+
+  it("starts, prints the URL first and the admin hint, serves, never prints secrets, exits 0 on SIGTERM", async () => {
+    const cli = spawnCli([
+      "--port",
+      "0",
+      "--dlq",
+      "60",
+      "--plan",
+      "payg",
+      "--token",
+      "cli-secret-token",
+      "--username",
+      "cli@example.com",
+      "--password=cli-secret-password",
+      "--seed",
+      "4",
+    ]);
+    try {
+      const [first, second] = await waitForLines(cli, 2);
+      const match = /^svc emulator listening on (http:\/\/127\.0\.0\.1:(\d+))$/.exec(first);
+      assert.ok(match, first);
+      assert.match(second, /\/admin/);
+      const url = match[1];
+      const res = await fetch(`${url}/v2/workflows/dlq/resume`, {
+        method: "POST",
+        headers: { authorization: "Bearer cli-secret-token" },
+      });
+      assert.equal(res.status, 200);
+      const body = (await res.json()) as { workflowRuns: unknown[]; cursor: string };
+      assert.equal(body.workflowRuns.length, 50);
+      assert.notEqual(body.cursor, "");
+      const user = await fetch(`${url}/v2/svc/user`, {
+        headers: {
+          authorization: `Basic ${Buffer.from("cli@example.com:cli-secret-password").toString("base64")}`,
+        },
+      });
+      assert.equal(((await user.json()) as { max_delay: number }).max_delay, 31536000);
+    } finally {
+      cli.child.kill("SIGTERM");
+    }
+    assert.equal(await cli.exit, 0);
+    for (const output of [cli.stdout, cli.stderr]) {
+      assert.ok(!output.includes("cli-secret-token") && !output.includes("cli-secret-password"), output);
+    }
+  });
+
+  it("closes cleanly on SIGINT", async () => {
+    const cli = spawnCli(["--port", "0"]);
+    await waitForLines(cli, 1);
+    cli.child.kill("SIGINT");
+    assert.equal(await cli.exit, 0);
+  });
+
+  it("exits 2 naming the flag and value on a bad flag", async () => {
+    const cli = spawnCli(["--port", "0", "--plan", "gold"]);
+    assert.equal(await cli.exit, 2);
+    assert.match(cli.stderr, /--plan must be one of free, payg, fixed, got "gold"/);
+    assert.equal(cli.stdout, "");
+  });
+
+  describe("parseCliArgs", () => {
+    const bad: [string[], RegExp][] = [
+      [["--port", "70000"], /--port must be an integer from 0 to 65535, got "70000"/],
+      [["--port", "abc"], /--port must be an integer .* got "abc"/],
+      [["--dlq", "-3"], /--dlq must be an integer from 0 to 5000000, got "-3"/],
+      [["--dlq=1.5"], /--dlq must be an integer .* got "1\.5"/],
+      [["--colour", "red"], /unknown flag "--colour"/],
+      [["--port"], /--port needs a value/],
+      [["--port", "1", "--port", "2"], /--port is given more than once/],
+      [["--host", "0.0.0.0"], /--host must be a loopback address .* got "0\.0\.0\.0"/],
+      [["--token="], /--token must not be empty/],
+      [["--username", "a:b"], /--username must not contain a colon/],
+    ];
+    for (const [args, pattern] of bad) {
+      it(`rejects ${args.join(" ")}`, () => {
+        assert.throws(
+          () => parseCliArgs(args),
+          (e: unknown) => (e as { exitCode?: number }).exitCode === 2 && pattern.test((e as Error).message),
+        );
+      });
+    }
+
+    it("never echoes a secret flag's value", () => {
+      assert.throws(
+        () => parseCliArgs(["--password", "line\nbreak-secret"]),
+        (e: unknown) => !(e as Error).message.includes("break-secret"),
+      );
+    });
+
+    it("parses every flag", () => {
+      assert.deepEqual(
+        parseCliArgs([
+          "--port=0",
+          "--dlq",
+          "5",
+          "--plan",
+          "fixed",
+          "--token",
+          "t",
+          "--username",
+          "u",
+          "--password",
+          "p",
+          "--seed",
+          "9",
+          "--host",
+          "127.0.0.1",
+        ]),
+        {
+          help: false,
+          options: {
+            port: 0,
+            dlq: 5,
+            seed: 9,
+            host: "127.0.0.1",
+            plan: "fixed",
+            token: "t",
+            username: "u",
+            password: "p",
+          },
+        },
+      );
+    });
+  });
+});
