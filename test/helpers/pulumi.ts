@@ -55,6 +55,8 @@ export interface RunOptions {
   onSpawn?: (child: import("node:child_process").ChildProcess) => void;
   /** Called with each chunk of stdout as it arrives. */
   onStdout?: (chunk: string) => void;
+  /** Written to the CLI's standard input (e.g. a secret config value, never on the command line). */
+  input?: string;
 }
 
 let cliChecked = false;
@@ -89,7 +91,12 @@ function runProcess(
   opts: RunOptions = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(cmd, args, {
+      cwd,
+      env,
+      stdio: [opts.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    });
+    if (opts.input !== undefined) child.stdin?.end(opts.input);
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => {
@@ -205,9 +212,13 @@ export class PulumiProject {
     return this.cli(["destroy", "--yes", "--skip-preview", ...extra], opts);
   }
 
-  /** Sets stack config; `secret` stores it encrypted. */
+  /**
+   * Sets stack config; `secret` stores it encrypted. A secret's value goes through
+   * standard input, so it is on no command line and in no transcript.
+   */
   async setConfig(key: string, value: string, secret = false): Promise<void> {
-    await this.cli(["config", "set", ...(secret ? ["--secret"] : ["--plaintext"]), key, "--", value]);
+    if (secret) await this.cli(["config", "set", "--secret", key], { input: value });
+    else await this.cli(["config", "set", "--plaintext", key, "--", value]);
   }
 
   /** Stack outputs as plain JSON (secrets shown only when asked). */

@@ -1,0 +1,138 @@
+import * as pulumi from "@pulumi/pulumi";
+import { lazyProvider } from "./lazyProvider";
+
+/** Flow-control override of the resumed runs: `Svc-Flow-Control-Key` and `Svc-Flow-Control-Value`. */
+export interface FlowControlArgs {
+  /** Flow-control key of the resumed runs. */
+  key?: pulumi.Input<string>;
+  /** Runs in parallel per key (a positive integer). */
+  parallelism?: pulumi.Input<number>;
+  /** Runs started per `period` (a positive integer). */
+  rate?: pulumi.Input<number>;
+  /** Period of `rate`: seconds, or a duration such as "1m". Needs `parallelism` or `rate`. */
+  period?: pulumi.Input<number | string>;
+}
+
+/**
+ * The arguments of {@link DlqRecovery}.
+ *
+ * Selection: either `dlqIds`, or filters (`fromDate`, `toDate`, `workflowUrl`,
+ * `workflowRunId`, `workflowCreatedAt`, combined), or `all: true`. Mixing `dlqIds` with
+ * filters is refused at preview (the service ignores filters when IDs are given), and so
+ * is an empty selection without `all: true`, and an empty `dlqIds`.
+ *
+ * Connection: `baseUrl` → stack config `svc:baseUrl` → `SVC_BASE_URL`; `token` → stack
+ * config `svc:token` (secret) → `SVC_TOKEN`.
+ */
+export interface DlqRecoveryArgs {
+  /** DLQ IDs of the failed runs to resume. */
+  dlqIds?: pulumi.Input<pulumi.Input<string>[]>;
+  /** Resume runs that failed on or after this time (unix milliseconds). */
+  fromDate?: pulumi.Input<number>;
+  /** Resume runs that failed on or before this time (unix milliseconds). */
+  toDate?: pulumi.Input<number>;
+  /** Resume runs of this workflow URL. */
+  workflowUrl?: pulumi.Input<string>;
+  /** Resume runs whose run ID is this, or starts with it. */
+  workflowRunId?: pulumi.Input<string>;
+  /** Resume runs created at this time (unix milliseconds). */
+  workflowCreatedAt?: pulumi.Input<number>;
+  /** Resume every entry in the DLQ. Required to mean "everything": an empty selection is refused. */
+  all?: pulumi.Input<boolean>;
+  /** Flow-control override; when unset, the runs keep their original flow control. */
+  flowControl?: pulumi.Input<FlowControlArgs>;
+  /** Retries override for the resumed runs' steps (`Svc-Retries`); when unset, the original is kept. */
+  retries?: pulumi.Input<number>;
+  /** Change any element to resume again with the same selection on the next up. */
+  triggers?: pulumi.Input<unknown[]>;
+  /** Base URL of the resume API, e.g. `http://127.0.0.1:8080`. */
+  baseUrl?: pulumi.Input<string>;
+  /** Bearer token. Always stored as a secret. */
+  token?: pulumi.Input<string>;
+  /** Allow the token over plain `http://` to a non-loopback host. Default false. */
+  allowInsecureHttp?: pulumi.Input<boolean>;
+  /** `dlqIds` batches in flight at once (1 to 32). Default 4. */
+  concurrency?: pulumi.Input<number>;
+  /** Upper bound of requests per second; default: the account's `max_requests_per_second` when account settings are configured. */
+  maxRequestsPerSecond?: pulumi.Input<number>;
+  /** How many new runs `resumedRuns` keeps in state (0 to 10,000). Default 1,000; counts are always exact. */
+  maxRecordedRuns?: pulumi.Input<number>;
+  /** JSON Lines file (relative to the program folder) that gets every resumed run; "" for none. Default `svc-recovery/<name>.jsonl`. */
+  runLogFile?: pulumi.Input<string>;
+}
+
+/** A resumed run: the new run's ID and creation time (unix ms). */
+export interface ResumedRunOutput {
+  workflowRunId: string;
+  workflowCreatedAt: number;
+}
+
+/**
+ * Resumes failed workflow runs from the dead letter queue on `pulumi up`.
+ *
+ * Each resumed run continues from its failed step as a new run. `create` drains the
+ * selection (at most 50 runs a request, following the cursor: ceil(N/50) requests for N
+ * entries). An unchanged resource sends nothing on later ups; changing the selection,
+ * an override or `triggers` resumes again; a drain cut off by an error is continued by
+ * the next up. Deleting the resource leaves the service untouched.
+ *
+ * @example
+ * ```ts
+ * new DlqRecovery("incident-42", {
+ *   workflowUrl: "https://example.com/api/orders",
+ *   fromDate: Date.parse("2026-11-20T08:00:00Z"),
+ *   flowControl: { key: "orders-recovery", parallelism: 5 },
+ *   retries: 3,
+ * });
+ * ```
+ */
+export class DlqRecovery extends pulumi.dynamic.Resource {
+  /** The type token, for policies (`validateResourceOfType`). */
+  public static readonly __pulumiType = "pulumi-nodejs:dynamic/svc:DlqRecovery";
+
+  /** Runs resumed with known new run IDs. */
+  declare public readonly resumedCount: pulumi.Output<number>;
+  /** Resume requests answered. */
+  declare public readonly requestCount: pulumi.Output<number>;
+  /** New runs: all of them up to `maxRecordedRuns`, then the first ones (see `resumedRunsTruncated`). */
+  declare public readonly resumedRuns: pulumi.Output<ResumedRunOutput[]>;
+  /** True when `resumedRuns` holds fewer runs than `resumedCount`; the full list is in `runLogFile`. */
+  declare public readonly resumedRunsTruncated: pulumi.Output<boolean>;
+  /** Requests whose response was lost after the service may have resumed up to 50 runs each. */
+  declare public readonly ambiguousRequests: pulumi.Output<number>;
+  /** DLQ IDs resumed by a lost response, whose new run IDs never came back. */
+  declare public readonly unconfirmedDlqIds: pulumi.Output<string[]>;
+  /** The override headers sent with every request. */
+  declare public readonly overrideHeaders: pulumi.Output<Record<string, string>>;
+  /** ISO time the drain started. */
+  declare public readonly startedAt: pulumi.Output<string>;
+  /** ISO time the drain finished (or was cut off). */
+  declare public readonly finishedAt: pulumi.Output<string>;
+  /** False when the drain was cut off; the next up continues it. */
+  declare public readonly complete: pulumi.Output<boolean>;
+
+  constructor(name: string, args: DlqRecoveryArgs, opts: pulumi.CustomResourceOptions = {}) {
+    super(
+      lazyProvider("pulumi-svc/providers/dlqRecovery"),
+      name,
+      {
+        ...args,
+        token: args.token === undefined ? undefined : pulumi.secret(args.token),
+        recoveryName: name,
+        resumedCount: undefined,
+        requestCount: undefined,
+        resumedRuns: undefined,
+        resumedRunsTruncated: undefined,
+        ambiguousRequests: undefined,
+        unconfirmedDlqIds: undefined,
+        overrideHeaders: undefined,
+        startedAt: undefined,
+        finishedAt: undefined,
+        complete: undefined,
+      },
+      opts,
+      "svc",
+      "DlqRecovery",
+    );
+  }
+}

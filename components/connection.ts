@@ -1,0 +1,123 @@
+/**
+ * Where the service's URLs and credentials come from — the one place for config and
+ * credentials. Each setting is taken from the first source that has it:
+ *
+ * | setting | 1. resource input | 2. stack config | 3. environment |
+ * | --- | --- | --- | --- |
+ * | account API URL | `accountApiUrl` | `svc:accountApiUrl` | `SVC_ACCOUNT_API_URL` |
+ * | username | `username` | `svc:username` | `SVC_USERNAME` |
+ * | password | `password` | `svc:password` (secret) | `SVC_PASSWORD` |
+ * | resume API URL | `baseUrl` | `svc:baseUrl` | `SVC_BASE_URL` |
+ * | token | `token` | `svc:token` (secret) | `SVC_TOKEN` |
+ *
+ * Providers read stack config through `configure` (the engine hands the stack's config,
+ * secrets decrypted, to the provider process) and the environment of the provider
+ * process, so config and environment values are never written into state. Resource
+ * inputs given as plain strings are wrapped as secrets by the components.
+ */
+
+/** Reads stack config keys such as `svc:token`. */
+export interface StackConfigReader {
+  get(key: string): string | undefined;
+}
+
+/** A connection setting: its name and where each source keeps it. */
+export interface SettingSource {
+  /** Resource input name. */
+  input: string;
+  /** Stack config key. */
+  config: string;
+  /** Environment variable. */
+  env: string;
+}
+
+/** The settings and their sources. */
+export const SETTINGS = {
+  accountApiUrl: { input: "accountApiUrl", config: "svc:accountApiUrl", env: "SVC_ACCOUNT_API_URL" },
+  username: { input: "username", config: "svc:username", env: "SVC_USERNAME" },
+  password: { input: "password", config: "svc:password", env: "SVC_PASSWORD" },
+  baseUrl: { input: "baseUrl", config: "svc:baseUrl", env: "SVC_BASE_URL" },
+  token: { input: "token", config: "svc:token", env: "SVC_TOKEN" },
+} as const satisfies Record<string, SettingSource>;
+
+/** Name of a connection setting. */
+export type SettingName = keyof typeof SETTINGS;
+
+/** Where a resolved value came from, for messages: e.g. "stack config `svc:token`". */
+export type SettingOrigin = string;
+
+/** Thrown when a required setting is found in no source. */
+export class MissingSettingError extends Error {
+  constructor(
+    public readonly missing: SettingName[],
+    context: string,
+  ) {
+    super(
+      `${context}: no ${missing.map((m) => `\`${m}\``).join(", ")} configured. ` +
+        missing.map((m) => describeSources(m)).join("; ") +
+        ".",
+    );
+    this.name = "MissingSettingError";
+  }
+}
+
+/** "set the input `token`, the stack config `svc:token` or the environment variable `SVC_TOKEN`". */
+export function describeSources(name: SettingName): string {
+  const s = SETTINGS[name];
+  return `set the input \`${s.input}\`, the stack config \`${s.config}\` or the environment variable \`${s.env}\``;
+}
+
+let stackConfig: StackConfigReader | undefined;
+
+/** Called from a provider's `configure`: remembers the stack config for this process. */
+export function setStackConfig(config: StackConfigReader | undefined): void {
+  stackConfig = config;
+}
+
+/** A value and where it came from. */
+export interface Resolved {
+  value: string;
+  origin: SettingOrigin;
+}
+
+/**
+ * Resolves one setting: the input when given, else stack config, else environment.
+ * Empty strings count as not set.
+ */
+export function resolveSetting(
+  name: SettingName,
+  input: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  config: StackConfigReader | undefined = stackConfig,
+): Resolved | undefined {
+  const s = SETTINGS[name];
+  if (typeof input === "string" && input !== "") return { value: input, origin: `input \`${s.input}\`` };
+  const fromConfig = config?.get(s.config);
+  if (typeof fromConfig === "string" && fromConfig !== "") {
+    return { value: fromConfig, origin: `stack config \`${s.config}\`` };
+  }
+  const fromEnv = env[s.env];
+  if (typeof fromEnv === "string" && fromEnv !== "") {
+    return { value: fromEnv, origin: `environment variable \`${s.env}\`` };
+  }
+  return undefined;
+}
+
+/** Resolves several settings at once, throwing one error that names every missing one. */
+export function resolveSettings<N extends SettingName>(
+  names: readonly N[],
+  inputs: Partial<Record<N, string | undefined>>,
+  context: string,
+  env: NodeJS.ProcessEnv = process.env,
+  config: StackConfigReader | undefined = stackConfig,
+): Record<N, Resolved> {
+  const out = {} as Record<N, Resolved>;
+  const missing: N[] = [];
+  for (const n of names) {
+    const r = resolveSetting(n, inputs[n], env, config);
+    if (r) out[n] = r;
+    else missing.push(n);
+  }
+  if (missing.length > 0) throw new MissingSettingError(missing, context);
+  return out;
+}

@@ -1,0 +1,186 @@
+/**
+ * The `Account` provider: reads `GET {accountApiUrl}/v2/svc/user` (spec 4.2).
+ *
+ * When the record is read:
+ * - `check` (every preview and up) reads nothing; it validates inputs and that the
+ *   URL and credentials are configured somewhere.
+ * - `diff` (every preview and up of an existing Account) reads the live record and
+ *   reports a change when any field differs from the stack's outputs (for instance a
+ *   plan upgrade), printing which fields changed; secrets are shown as "(secret)".
+ * - `create` and `update` read it and store it as outputs.
+ * - `read` (`pulumi refresh`) reads it again.
+ * - `delete` leaves the service untouched (the account is not managed, only read).
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { SvcClient } from "../../client";
+import type { AccountRecord } from "../../client";
+import { ACCOUNT_FIELDS, SECRET_ACCOUNT_OUTPUTS, type AccountRecordField } from "../accountFields";
+import { resolveSettings, setStackConfig, type StackConfigReader } from "../connection";
+import {
+  Failures,
+  checkBoolean,
+  checkString,
+  checkUrl,
+  describeOrigins,
+  explainServiceError,
+} from "./common";
+
+/** Inputs of the Account provider, resolved (no Outputs). */
+export interface AccountInputs {
+  accountApiUrl?: string;
+  username?: string;
+  password?: string;
+  allowInsecureHttp?: boolean;
+}
+
+/** Outputs of the Account provider: the record in camelCase, plus the connection inputs that are not secret. */
+export type AccountOutputs = Record<string, unknown> & {
+  accountApiUrl?: string;
+  username?: string;
+  allowInsecureHttp?: boolean;
+};
+
+/** Maps a record to outputs (unknown extra fields were already dropped by the client). */
+export function recordToOutputs(record: AccountRecord): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [field, output] of Object.entries(ACCOUNT_FIELDS)) {
+    out[output] = record[field as AccountRecordField];
+  }
+  return out;
+}
+
+/** The fields whose value differs between the stored outputs and a fresh record, as `name: old → new`. */
+export function changedFields(olds: Record<string, unknown>, fresh: Record<string, unknown>): string[] {
+  const changes: string[] = [];
+  for (const output of Object.values(ACCOUNT_FIELDS)) {
+    if (JSON.stringify(olds[output]) !== JSON.stringify(fresh[output])) {
+      const secret = (SECRET_ACCOUNT_OUTPUTS as readonly string[]).includes(output);
+      changes.push(
+        secret
+          ? `${output} (secret) changed`
+          : `${output}: ${JSON.stringify(olds[output])} → ${JSON.stringify(fresh[output])}`,
+      );
+    }
+  }
+  return changes;
+}
+
+/** The Account provider's implementation. Tests call its methods directly. */
+export class AccountProvider implements pulumi.dynamic.ResourceProvider {
+  /** Injectable for tests: environment and client factory. */
+  constructor(
+    private readonly env: NodeJS.ProcessEnv = process.env,
+    private config?: StackConfigReader,
+  ) {}
+
+  async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
+    this.config = req.config;
+    setStackConfig(req.config);
+  }
+
+  async check(_olds: AccountInputs, news: AccountInputs): Promise<pulumi.dynamic.CheckResult<AccountInputs>> {
+    const f = new Failures();
+    checkUrl(f, "accountApiUrl", news.accountApiUrl);
+    checkString(f, "username", news.username);
+    checkString(f, "password", news.password, true);
+    checkBoolean(f, "allowInsecureHttp", news.allowInsecureHttp);
+    if (f.list.length === 0) {
+      try {
+        resolveSettings(
+          ["accountApiUrl", "username", "password"] as const,
+          news,
+          "Account",
+          this.env,
+          this.config,
+        );
+      } catch (e) {
+        f.add("accountApiUrl", (e as Error).message);
+      }
+    }
+    return { inputs: news, failures: f.result() };
+  }
+
+  async diff(_id: string, olds: AccountOutputs, news: AccountInputs): Promise<pulumi.dynamic.DiffResult> {
+    const inputsChanged = (["accountApiUrl", "username", "allowInsecureHttp"] as const).some(
+      (k) => (olds[k] ?? undefined) !== (news[k] ?? undefined),
+    );
+    if (inputsChanged) return { changes: true };
+    const fresh = recordToOutputs(await this.fetch(news, "Account (preview)"));
+    const changes = changedFields(olds, fresh);
+    if (changes.length > 0) {
+      console.log(
+        `Account ${String(olds.accountId)}: the account record changed since the last deployment: ${changes.join("; ")}`,
+      );
+    }
+    return { changes: changes.length > 0 };
+  }
+
+  async create(inputs: AccountInputs): Promise<pulumi.dynamic.CreateResult<AccountOutputs>> {
+    const record = await this.fetch(inputs, "Account");
+    return { id: record.id, outs: this.outputs(inputs, record) };
+  }
+
+  async update(
+    _id: string,
+    _olds: AccountOutputs,
+    news: AccountInputs,
+  ): Promise<pulumi.dynamic.UpdateResult<AccountOutputs>> {
+    const record = await this.fetch(news, "Account");
+    return { outs: this.outputs(news, record) };
+  }
+
+  async read(_id: string, props: AccountOutputs): Promise<pulumi.dynamic.ReadResult<AccountOutputs>> {
+    const inputs: AccountInputs = {
+      accountApiUrl: props.accountApiUrl,
+      username: props.username,
+      allowInsecureHttp: props.allowInsecureHttp,
+    };
+    const record = await this.fetch(inputs, "Account (refresh)");
+    return { id: record.id, props: this.outputs(inputs, record) };
+  }
+
+  async delete(): Promise<void> {
+    // The account is only read, never managed: nothing to delete at the service.
+  }
+
+  private outputs(inputs: AccountInputs, record: AccountRecord): AccountOutputs {
+    const outs: AccountOutputs = recordToOutputs(record);
+    // Connection inputs that are not secret are kept so that refresh can read again.
+    if (inputs.accountApiUrl) outs.accountApiUrl = inputs.accountApiUrl;
+    if (inputs.username) outs.username = inputs.username;
+    if (inputs.allowInsecureHttp !== undefined) outs.allowInsecureHttp = inputs.allowInsecureHttp;
+    return outs;
+  }
+
+  private async fetch(inputs: AccountInputs, what: string): Promise<AccountRecord> {
+    const s = resolveSettings(
+      ["accountApiUrl", "username", "password"] as const,
+      inputs,
+      what,
+      this.env,
+      this.config,
+    );
+    const url = s.accountApiUrl.value;
+    const client = new SvcClient({
+      accountApiUrl: url,
+      username: s.username.value,
+      password: s.password.value,
+      allowInsecureHttp: inputs.allowInsecureHttp === true,
+    });
+    try {
+      return await client.getAccount();
+    } catch (e) {
+      throw explainServiceError(
+        e,
+        what,
+        url,
+        describeOrigins({ username: s.username, password: s.password }),
+      );
+    } finally {
+      await client.close();
+    }
+  }
+}
+
+/** The instance the `Account` resource's provider loads. */
+export const provider = new AccountProvider();
