@@ -99,11 +99,11 @@ function runProcess(
     if (opts.input !== undefined) child.stdin?.end(opts.input);
     let stdout = "";
     let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => {
+    child.stdout?.setEncoding("utf8").on("data", (d: string) => {
       stdout += d;
       opts.onStdout?.(d);
     });
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    child.stderr?.setEncoding("utf8").on("data", (d: string) => (stderr += d));
     child.on("error", reject);
     child.on("close", (code, signal) =>
       resolve({ command: `${cmd} ${args.join(" ")}`, code, signal, stdout, stderr }),
