@@ -55,6 +55,11 @@ export interface RunOptions {
   onSpawn?: (child: import("node:child_process").ChildProcess) => void;
   /** Called with each chunk of stdout as it arrives. */
   onStdout?: (chunk: string) => void;
+  /**
+   * The output deliberately reveals secrets (e.g. `--show-secrets`): it is left out of the
+   * transcript that secret scans search.
+   */
+  revealsSecrets?: boolean;
   /** Written to the CLI's standard input (e.g. a secret config value, never on the command line). */
   input?: string;
 }
@@ -183,7 +188,9 @@ export class PulumiProject {
     const env = { ...this.baseEnv, ...opts.env };
     for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
     const res = await runProcess("pulumi", ["--non-interactive", ...args], env, this.dir, opts);
-    this.transcript += `\n$ ${res.command}\n${res.stdout}\n${res.stderr}`;
+    this.transcript += opts.revealsSecrets
+      ? `\n$ ${res.command}\n(output withheld: it reveals secrets on purpose)\n`
+      : `\n$ ${res.command}\n${res.stdout}\n${res.stderr}`;
     if (res.code !== 0 && !opts.allowFailure) {
       throw new Error(
         `\`${res.command}\` exited with ${res.code ?? res.signal}\n--- stdout\n${res.stdout}\n--- stderr\n${res.stderr}`,
@@ -223,7 +230,9 @@ export class PulumiProject {
 
   /** Stack outputs as plain JSON (secrets shown only when asked). */
   async outputs(showSecrets = false): Promise<Record<string, unknown>> {
-    const res = await this.cli(["stack", "output", "--json", ...(showSecrets ? ["--show-secrets"] : [])]);
+    const res = await this.cli(["stack", "output", "--json", ...(showSecrets ? ["--show-secrets"] : [])], {
+      revealsSecrets: showSecrets,
+    });
     return JSON.parse(res.stdout) as Record<string, unknown>;
   }
 
