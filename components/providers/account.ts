@@ -13,16 +13,19 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { SvcClient } from "../../client";
+import { resolveEndpoint } from "../../client/transport";
 import type { AccountRecord } from "../../client";
 import { ACCOUNT_FIELDS, SECRET_ACCOUNT_OUTPUTS, type AccountRecordField } from "../accountFields";
-import { resolveSettings, setStackConfig, type StackConfigReader } from "../connection";
+import { resolveSetting, resolveSettings, setStackConfig, type StackConfigReader } from "../connection";
 import {
   Failures,
   checkBoolean,
   checkString,
   checkUrl,
+  containsUnknown,
   describeOrigins,
   explainServiceError,
+  isUnknown,
 } from "./common";
 
 /** Inputs of the Account provider, resolved (no Outputs). */
@@ -82,19 +85,33 @@ export class AccountProvider implements pulumi.dynamic.ResourceProvider {
     const f = new Failures();
     checkUrl(f, "accountApiUrl", news.accountApiUrl);
     checkString(f, "username", news.username);
+    if (typeof news.username === "string" && news.username.includes(":")) {
+      f.add(
+        "username",
+        `\`username\` must not contain ":" (HTTP Basic uses it as the separator); got ${JSON.stringify(news.username)}.`,
+      );
+    }
     checkString(f, "password", news.password, true);
     checkBoolean(f, "allowInsecureHttp", news.allowInsecureHttp);
-    if (f.list.length === 0) {
+    if (f.list.length === 0 && !containsUnknown(news)) {
       try {
-        resolveSettings(
+        const s = resolveSettings(
           ["accountApiUrl", "username", "password"] as const,
           news,
           "Account",
           this.env,
           this.config,
         );
+        // The same transport rule the client applies at up, reported at preview.
+        resolveEndpoint(s.accountApiUrl.value, "accountApiUrl", news.allowInsecureHttp === true);
+        if (s.username.value.includes(":")) {
+          f.add(
+            "username",
+            `\`username\` (from the ${s.username.origin}) must not contain ":" (HTTP Basic uses it as the separator).`,
+          );
+        }
       } catch (e) {
-        f.add("accountApiUrl", (e as Error).message);
+        f.add((e as { missing?: string[] }).missing?.[0] ?? "accountApiUrl", (e as Error).message);
       }
     }
     return { inputs: news, failures: f.result() };
@@ -104,7 +121,8 @@ export class AccountProvider implements pulumi.dynamic.ResourceProvider {
     const inputsChanged = (["accountApiUrl", "username", "allowInsecureHttp"] as const).some(
       (k) => (olds[k] ?? undefined) !== (news[k] ?? undefined),
     );
-    if (inputsChanged) return { changes: true };
+    // An input unknown during preview cannot be "no change", and must not be sent.
+    if (inputsChanged || containsUnknown(news)) return { changes: true };
     const fresh = recordToOutputs(await this.fetch(news, "Account (preview)"));
     const changes = changedFields(olds, fresh);
     if (changes.length > 0) {
@@ -135,6 +153,16 @@ export class AccountProvider implements pulumi.dynamic.ResourceProvider {
       username: props.username,
       allowInsecureHttp: props.allowInsecureHttp,
     };
+    // A password given as a resource input is not kept apart in the state. When neither
+    // stack config nor the environment has one, refresh authenticates with the record's
+    // own `password` (the service's authentication password, spec 2.3), kept as a secret.
+    if (
+      !resolveSetting("password", undefined, this.env, this.config) &&
+      typeof props.password === "string" &&
+      !isUnknown(props.password)
+    ) {
+      inputs.password = props.password;
+    }
     const record = await this.fetch(inputs, "Account (refresh)");
     return { id: record.id, props: this.outputs(inputs, record) };
   }

@@ -5,8 +5,9 @@
  * - `check` validates every input and that a URL and token are configured (preview
  *   fails early, naming the field and the value).
  * - `diff` reports a change when the selection, an override or `triggers` changed (the
- *   next up resumes again), when a connection or tuning input changed (the next up sends
- *   nothing), or when the last drain did not finish (the next up continues it).
+ *   next up resumes again), when `baseUrl` or a tuning input changed (the next up sends
+ *   nothing), or when the last drain did not finish (the next up continues it). A new
+ *   `token` alone is no change: it is used by the next drain and never stored in outputs.
  * - `create` drains: with filters (or `all`) it follows the cursor until none is
  *   returned, ceil(N/50) requests for N entries; with `dlqIds` it sends batches of at
  *   most 50 concurrently, within `max_requests_per_second` when known.
@@ -23,6 +24,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type * as pulumi from "@pulumi/pulumi";
 import { SvcClient, isSvcError, overrideHeaders } from "../../client";
+import { resolveEndpoint } from "../../client/transport";
 import type {
   DlqSelection,
   DrainProgress,
@@ -55,6 +57,24 @@ export const FILTER_FIELDS = [
 
 /** Inputs that decide what is resumed and how: a change resumes again. */
 export const SPEC_FIELDS = ["dlqIds", ...FILTER_FIELDS, "all", "flowControl", "retries", "triggers"] as const;
+
+/** Outputs computed by a drain (everything else in the outputs is an input). */
+export const RESULT_FIELDS = [
+  "resumedCount",
+  "requestCount",
+  "resumedRuns",
+  "resumedRunsTruncated",
+  "ambiguousRequests",
+  "unconfirmedDlqIds",
+  "overrideHeaders",
+  "startedAt",
+  "finishedAt",
+  "complete",
+  "cursor",
+  "remainingDlqIds",
+  "lastError",
+  "specHash",
+] as const satisfies readonly (keyof DlqRecoveryOutputs)[];
 
 /** Default and upper bound of `maxRecordedRuns`. */
 export const DEFAULT_MAX_RECORDED_RUNS = 1000;
@@ -248,17 +268,25 @@ export function validateInputs(news: DlqRecoveryInputs): Failures {
           f.add(`flowControl.${k}`, `\`flowControl.${k}\` is not an option; use ${known.join(", ")}.`);
       }
       checkString(f, "flowControl.key", fc.key);
+      if (
+        typeof fc.key === "string" &&
+        fc.key.trim() !== "" &&
+        !/^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(fc.key)
+      ) {
+        f.add(
+          "flowControl.key",
+          `\`flowControl.key\` must be printable ASCII without leading or trailing spaces (it travels in a header); got ${show(fc.key)}.`,
+        );
+      }
       checkPositiveInt(f, "flowControl.parallelism", fc.parallelism);
       checkPositiveInt(f, "flowControl.rate", fc.rate);
       const p = fc.period;
       if (p !== undefined && p !== null && !isUnknown(p)) {
-        const ok =
-          (typeof p === "number" && Number.isFinite(p) && p > 0) ||
-          (typeof p === "string" && /^[1-9]\d*[smhd]$/.test(p));
+        const ok = (isInt(p) && p > 0) || (typeof p === "string" && /^[1-9]\d*[smhd]$/.test(p));
         if (!ok)
           f.add(
             "flowControl.period",
-            `\`flowControl.period\` must be seconds (a positive number) or a duration such as "1s", "1m", "1h", "1d"; got ${show(p)}.`,
+            `\`flowControl.period\` must be whole seconds (a positive integer) or a duration such as "1s", "1m", "1h", "1d"; got ${show(p)}.`,
           );
       }
       const hasLimit = fc.parallelism !== undefined || fc.rate !== undefined;
@@ -389,11 +417,21 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
     news: DlqRecoveryInputs,
   ): Promise<pulumi.dynamic.CheckResult<DlqRecoveryInputs>> {
     const f = validateInputs(news);
-    if (f.list.length === 0) {
+    if (f.list.length === 0 && !containsUnknown(news)) {
       try {
-        resolveSettings(["baseUrl", "token"] as const, news, this.label(news), this.deps.env, this.config);
+        const s = resolveSettings(
+          ["baseUrl", "token"] as const,
+          news,
+          this.label(news),
+          this.deps.env,
+          this.config,
+        );
+        // The same transport rule the client applies at up, reported at preview.
+        resolveEndpoint(s.baseUrl.value, "baseUrl", news.allowInsecureHttp === true);
+        // The exact header values the client will send: any value it would refuse fails here.
+        overrideHeaders(overridesOf(news));
       } catch (e) {
-        f.add("baseUrl", (e as Error).message);
+        f.add((e as { missing?: string[] }).missing?.[0] ?? "baseUrl", (e as Error).message);
       }
     }
     return { inputs: news, failures: f.result() };
@@ -448,8 +486,12 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
   ): Promise<pulumi.dynamic.UpdateResult<DlqRecoveryOutputs>> {
     const sameSpec = specHash(news) === olds.specHash;
     if (sameSpec && olds.complete !== false) {
-      // Only connection or tuning inputs changed: nothing is sent.
-      return { outs: { ...olds, ...publicInputs(news), specHash: olds.specHash } };
+      // Only connection or tuning inputs changed: nothing is sent. The drain's results are
+      // kept; the inputs are the new ones (an input removed is gone from the outputs too).
+      const results = Object.fromEntries(
+        RESULT_FIELDS.filter((k) => olds[k] !== undefined).map((k) => [k, olds[k]]),
+      );
+      return { outs: { ...publicInputs(news), ...results } as DlqRecoveryOutputs };
     }
     return { outs: await this.drain(id, news, sameSpec ? olds : undefined) };
   }

@@ -1,0 +1,322 @@
+/**
+ * {@link Workflow}: one workflow's trigger configuration (URL, retries, delay, flow control) as a
+ * component resource whose outputs other stacks can read, and which the policy pack checks
+ * against the account's limits.
+ *
+ * @packageDocumentation
+ */
+import * as pulumi from "@pulumi/pulumi";
+import {
+  FLOW_CONTROL_KEY_HEADER,
+  FLOW_CONTROL_VALUE_HEADER,
+  RETRIES_HEADER,
+  flowControlHeaderValue,
+} from "../client/headers";
+import { parseDuration } from "./duration";
+import { show } from "./providers/common";
+
+/** The type token of {@link Workflow}. */
+export const WORKFLOW_TYPE = "svc:index:Workflow";
+
+/** Header carrying the delay of a triggered workflow run, e.g. `"600s"`. */
+export const DELAY_HEADER = "Svc-Delay";
+
+/** Flow control of a {@link Workflow}: runs with the same key share the parallelism and rate. */
+export interface WorkflowFlowControlArgs {
+  /** Flow-control key, sent as `Svc-Flow-Control-Key`: printable ASCII, no leading or trailing space. */
+  key: pulumi.Input<string>;
+  /** Runs in parallel per key: a positive integer. At most the account's `max_parallelism`. */
+  parallelism?: pulumi.Input<number>;
+  /** Runs started per `period`: a positive integer. */
+  rate?: pulumi.Input<number>;
+  /** Period of `rate`: positive whole seconds, or a duration such as `"1m"`. Default: one second. */
+  period?: pulumi.Input<number | string>;
+}
+
+/** The arguments of {@link Workflow}. */
+export interface WorkflowArgs {
+  /** The workflow's endpoint: an `http://` or `https://` URL. */
+  url: pulumi.Input<string>;
+  /** Retries of a failed step: a non-negative integer, sent as `Svc-Retries`. At most `max_retries`. */
+  retries?: pulumi.Input<number>;
+  /**
+   * Delay before a triggered run starts: whole seconds, or a duration such as `"10m"` (units
+   * `s`, `m`, `h`, `d`). Sent as `Svc-Delay` in seconds (`"600s"`). At most `max_delay`.
+   */
+  delay?: pulumi.Input<number | string>;
+  /** Flow control: a key, and `parallelism` or `rate` (or both). */
+  flowControl?: pulumi.Input<WorkflowFlowControlArgs>;
+}
+
+/** The resolved flow control of a {@link Workflow}, as its `flowControl` output. */
+export interface WorkflowFlowControl {
+  key: string;
+  parallelism?: number;
+  rate?: number;
+  period?: number | string;
+}
+
+const ARGUMENTS = ["url", "retries", "delay", "flowControl"] as const;
+const FLOW_CONTROL_ARGUMENTS = ["key", "parallelism", "rate", "period"] as const;
+/** What the client accepts in a header value: printable ASCII without leading or trailing space. */
+const HEADER_TEXT = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/;
+
+/** True for a value that is not known while the constructor runs (an Output or a promise). */
+function isLate(v: unknown): boolean {
+  return (
+    pulumi.Output.isInstance(v) ||
+    (v !== null && typeof v === "object" && typeof (v as { then?: unknown }).then === "function")
+  );
+}
+
+function urlProblem(v: unknown): string | undefined {
+  if (v === undefined || v === null) return "`url` is required.";
+  let ok = false;
+  if (typeof v === "string") {
+    try {
+      const u = new URL(v);
+      ok = u.protocol === "http:" || u.protocol === "https:";
+    } catch {
+      ok = false;
+    }
+  }
+  return ok
+    ? undefined
+    : `\`url\` must be an http(s) URL such as "https://example.com/api/workflow"; got ${show(v)}.`;
+}
+
+function retriesProblem(v: unknown): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  return typeof v === "number" && Number.isSafeInteger(v) && v >= 0
+    ? undefined
+    : `\`retries\` must be a non-negative integer; got ${show(v)}.`;
+}
+
+function delayProblem(v: unknown): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  return parseDuration(v) !== undefined
+    ? undefined
+    : '`delay` must be a non-negative whole number of seconds or a duration such as "10m" ' +
+        `(units s, m, h, d); got ${show(v)}.`;
+}
+
+function positiveIntegerProblem(field: string, v: unknown): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  return typeof v === "number" && Number.isSafeInteger(v) && v >= 1
+    ? undefined
+    : `\`${field}\` must be a positive integer; got ${show(v)}.`;
+}
+
+function periodProblem(v: unknown): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  const seconds = parseDuration(v);
+  return seconds !== undefined && seconds > 0
+    ? undefined
+    : '`flowControl.period` must be a positive whole number of seconds or a duration such as "1m" ' +
+        `(units s, m, h, d); got ${show(v)}.`;
+}
+
+/**
+ * The problems of a flow-control argument whose fields are known (late fields are skipped).
+ *
+ * @param fc - the `flowControl` argument
+ * @param partial - true when some fields are not known yet: the "parallelism or rate" rule is
+ * then only checked when both are known
+ */
+function flowControlProblems(fc: unknown, partial = false): string[] {
+  if (fc === undefined || fc === null) return [];
+  if (typeof fc !== "object" || Array.isArray(fc)) {
+    return [`\`flowControl\` must be an object such as { key: "orders", parallelism: 5 }; got ${show(fc)}.`];
+  }
+  const o = fc as Record<string, unknown>;
+  const known = (k: string): boolean => !isLate(o[k]);
+  const problems: string[] = [];
+  for (const k of Object.keys(o)) {
+    if (!(FLOW_CONTROL_ARGUMENTS as readonly string[]).includes(k)) {
+      problems.push(
+        `\`flowControl.${k}\` is not an argument of Workflow; expected ${FLOW_CONTROL_ARGUMENTS.join(", ")}.`,
+      );
+    }
+  }
+  if (known("key")) {
+    const key = o.key;
+    if (key === undefined || key === null) problems.push("`flowControl.key` is required.");
+    else if (typeof key !== "string" || !HEADER_TEXT.test(key)) {
+      problems.push(
+        "`flowControl.key` must be a non-empty string of printable ASCII without leading or trailing " +
+          `spaces; got ${show(key)}.`,
+      );
+    }
+  }
+  for (const k of ["parallelism", "rate"]) {
+    const p = known(k) ? positiveIntegerProblem(`flowControl.${k}`, o[k]) : undefined;
+    if (p) problems.push(p);
+  }
+  const period = known("period") ? periodProblem(o.period) : undefined;
+  if (period) problems.push(period);
+  const unset = (k: string): boolean => known(k) && (o[k] === undefined || o[k] === null);
+  if (!partial && unset("parallelism") && unset("rate")) {
+    problems.push("`flowControl` must set `parallelism` or `rate` (or both); it sets neither.");
+  }
+  return problems;
+}
+
+/**
+ * Validates the arguments of a {@link Workflow} that are known when it is constructed. Values
+ * that are Outputs or promises are checked once they resolve.
+ *
+ * @param args - the arguments as given
+ * @returns every problem, each a sentence naming the argument in backticks and the value; empty
+ * when the known arguments are valid
+ */
+export function workflowArgProblems(args: unknown): string[] {
+  if (args === undefined || args === null || typeof args !== "object" || Array.isArray(args)) {
+    return [`the arguments must be an object with at least \`url\`; got ${show(args)}.`];
+  }
+  const a = args as Record<string, unknown>;
+  const problems: string[] = [];
+  for (const k of Object.keys(a)) {
+    if (!(ARGUMENTS as readonly string[]).includes(k)) {
+      problems.push(`\`${k}\` is not an argument of Workflow; expected ${ARGUMENTS.join(", ")}.`);
+    }
+  }
+  const check = (k: string, f: (v: unknown) => string | undefined): void => {
+    if (isLate(a[k])) return;
+    const p = f(a[k]);
+    if (p) problems.push(p);
+  };
+  check("url", urlProblem);
+  check("retries", retriesProblem);
+  check("delay", delayProblem);
+  if (!isLate(a.flowControl)) {
+    const fc = a.flowControl as Record<string, unknown> | undefined;
+    const partial = fc !== null && typeof fc === "object" && Object.values(fc).some(isLate);
+    problems.push(...flowControlProblems(fc, partial));
+  }
+  return problems;
+}
+
+/**
+ * The headers an application sends when it triggers the workflow: `Svc-Retries`, `Svc-Delay`
+ * (in seconds, e.g. `"600s"`), `Svc-Flow-Control-Key` and `Svc-Flow-Control-Value` (e.g.
+ * `"parallelism=5, rate=10, period=1s"`) — only those whose setting is set.
+ *
+ * @param settings - validated settings
+ */
+export function workflowHeaders(settings: {
+  retries?: number;
+  delaySeconds?: number;
+  flowControl?: WorkflowFlowControl;
+}): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (settings.retries !== undefined) headers[RETRIES_HEADER] = String(settings.retries);
+  if (settings.delaySeconds !== undefined) headers[DELAY_HEADER] = `${settings.delaySeconds}s`;
+  const fc = settings.flowControl;
+  if (fc !== undefined) {
+    headers[FLOW_CONTROL_KEY_HEADER] = fc.key;
+    const value = flowControlHeaderValue(fc);
+    if (value !== undefined) headers[FLOW_CONTROL_VALUE_HEADER] = value;
+  }
+  return headers;
+}
+
+/**
+ * One workflow's trigger configuration: where it runs (`url`), how often a failed step is
+ * retried (`retries`), how long a triggered run waits (`delay`) and its flow control.
+ *
+ * The constructor validates the arguments that are known and reports every problem in one
+ * error; arguments that are Outputs are validated when they resolve. The outputs carry the
+ * settings and the exact `headers` an application sends when it triggers the workflow, so
+ * another stack can read them through a `StackReference`. The policy pack
+ * (`policies/`) checks `retries`, `delaySeconds` and `flowControl.parallelism` against the
+ * account's `max_retries`, `max_delay` and `max_parallelism`.
+ *
+ * Nothing is created at the service: triggering is the application's job.
+ *
+ * @example
+ * ```ts
+ * const orders = new Workflow("orders", {
+ *   url: "https://example.com/api/orders",
+ *   retries: 3,
+ *   delay: "10m",
+ *   flowControl: { key: "orders", parallelism: 2, rate: 10, period: "1m" },
+ * });
+ * export const ordersHeaders = orders.headers;
+ * // { "Svc-Retries": "3", "Svc-Delay": "600s", "Svc-Flow-Control-Key": "orders",
+ * //   "Svc-Flow-Control-Value": "parallelism=2, rate=10, period=1m" }
+ * ```
+ */
+export class Workflow extends pulumi.ComponentResource {
+  /** The type token, for policies. */
+  public static readonly __pulumiType = WORKFLOW_TYPE;
+
+  /** The workflow's endpoint. */
+  public readonly url: pulumi.Output<string>;
+  /** Retries of a failed step; `undefined` when not set. */
+  public readonly retries: pulumi.Output<number | undefined>;
+  /** The delay in seconds; `undefined` when not set. */
+  public readonly delaySeconds: pulumi.Output<number | undefined>;
+  /** The flow control as given (only the fields that are set); `undefined` when not set. */
+  public readonly flowControl: pulumi.Output<WorkflowFlowControl | undefined>;
+  /** The headers to send when triggering the workflow (only those whose setting is set). */
+  public readonly headers: pulumi.Output<Record<string, string>>;
+
+  /**
+   * @param name - the resource name
+   * @param args - the trigger configuration
+   * @param opts - component options
+   * @throws RunError naming every invalid argument and its value, e.g.
+   * "Workflow `orders`: `retries` must be a non-negative integer; got -1."
+   */
+  constructor(name: string, args: WorkflowArgs, opts?: pulumi.ComponentResourceOptions) {
+    const problems = workflowArgProblems(args);
+    if (problems.length > 0) throw new pulumi.RunError(`Workflow \`${name}\`: ${problems.join(" ")}`);
+    const inputs: Record<string, unknown> = {};
+    for (const k of ARGUMENTS) if (args[k] !== undefined) inputs[k] = args[k];
+    super(WORKFLOW_TYPE, name, inputs, opts);
+
+    // Values that were Outputs are validated here, once they resolve.
+    const checked = <T>(problemOf: (v: unknown) => string[], v: T): T => {
+      const late = problemOf(v);
+      if (late.length > 0)
+        throw new pulumi.ResourceError(`Workflow \`${name}\`: ${late.join(" ")}`, this, true);
+      return v;
+    };
+    const one =
+      (f: (v: unknown) => string | undefined) =>
+      (v: unknown): string[] => {
+        const p = f(v);
+        return p ? [p] : [];
+      };
+
+    this.url = pulumi.output(args.url).apply((v) => checked(one(urlProblem), v));
+    this.retries = pulumi.output(args.retries).apply((v) => checked(one(retriesProblem), v ?? undefined));
+    this.delaySeconds = pulumi
+      .output(args.delay)
+      .apply((v) =>
+        v === undefined || v === null ? undefined : parseDuration(checked(one(delayProblem), v)),
+      );
+    this.flowControl = pulumi.output(args.flowControl).apply((v) => {
+      if (v === undefined || v === null) return undefined;
+      checked((x) => flowControlProblems(x), v);
+      const fc: WorkflowFlowControl = { key: v.key };
+      if (v.parallelism !== undefined && v.parallelism !== null) fc.parallelism = v.parallelism;
+      if (v.rate !== undefined && v.rate !== null) fc.rate = v.rate;
+      if (v.period !== undefined && v.period !== null) fc.period = v.period;
+      return fc;
+    });
+    this.headers = pulumi
+      .all([this.retries, this.delaySeconds, this.flowControl])
+      .apply(([retries, delaySeconds, flowControl]) =>
+        workflowHeaders({ retries, delaySeconds, flowControl }),
+      );
+
+    this.registerOutputs({
+      url: this.url,
+      retries: this.retries,
+      delaySeconds: this.delaySeconds,
+      flowControl: this.flowControl,
+      headers: this.headers,
+    });
+  }
+}
