@@ -50,9 +50,13 @@ export interface WorkflowArgs {
 
 /** The resolved flow control of a {@link Workflow}, as its `flowControl` output. */
 export interface WorkflowFlowControl {
+  /** The flow-control key. */
   key: string;
+  /** Runs in parallel per key, when set. */
   parallelism?: number;
+  /** Runs started per `period`, when set. */
   rate?: number;
+  /** The period of `rate` as given (seconds or a duration string), when set. */
   period?: number | string;
 }
 

@@ -10,3 +10,5 @@ export type { AccountOutputName, AccountRecordField } from "./accountFields";
 export { SETTINGS as CONNECTION_SETTINGS } from "./connection";
 export { DlqRecovery } from "./DlqRecovery";
 export type { DlqRecoveryArgs, FlowControlArgs, ResumedRunOutput } from "./DlqRecovery";
+export * from "./Workflow";
+export { parseDuration, formatDuration } from "./duration";

@@ -43,6 +43,11 @@ export interface ProjectOptions {
   env?: Record<string, string | undefined>;
   /** Backend folder to share with another project (for StackReference); default: a new one. */
   backendDir?: string;
+  /**
+   * Link the repository's node_modules (the built library included) into the project.
+   * Default true; false leaves the project to install its own packages.
+   */
+  linkNodeModules?: boolean;
 }
 
 /** Options of one CLI run. */
@@ -163,7 +168,9 @@ export class PulumiProject {
       fs.writeFileSync(path.join(dir, rel), text);
     }
     // The repository's installed packages, pulumi-svc (the built library) included.
-    fs.symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(dir, "node_modules"), "dir");
+    if (opts.linkNodeModules !== false) {
+      fs.symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(dir, "node_modules"), "dir");
+    }
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       PULUMI_HOME: home,
@@ -181,6 +188,15 @@ export class PulumiProject {
     const project = new PulumiProject(dir, backendDir, opts.stack ?? "dev", env);
     await project.cli(["stack", "init", project.stack]);
     return project;
+  }
+
+  /** Runs any command in the project folder with the project's environment (e.g. `npm install`). */
+  async exec(cmd: string, args: string[]): Promise<CliResult> {
+    const res = await runProcess(cmd, args, this.baseEnv, this.dir);
+    this.transcript += `\n$ ${res.command}\n${res.stdout}\n${res.stderr}`;
+    if (res.code !== 0)
+      throw new Error(`\`${res.command}\` exited with ${res.code}\n${res.stdout}\n${res.stderr}`);
+    return res;
   }
 
   /** Runs `pulumi <args>` in the project folder; throws on a non-zero exit unless allowed. */

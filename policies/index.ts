@@ -1,0 +1,19 @@
+/**
+ * Entry point of the svc limits policy pack (`pulumi preview --policy-pack policies`).
+ * `policies/package.json` points `main` at the built file (`dist/policies/index.js`), so the
+ * pack also runs from the npm package. See `docs/policies.md`.
+ *
+ * @packageDocumentation
+ */
+import { PolicyPack } from "@pulumi/policy";
+import { PACK_NAME, createPolicies } from "./pack";
+import { installStackConfigHook } from "./stackConfig";
+
+installStackConfigHook();
+
+new PolicyPack(PACK_NAME, {
+  description:
+    "Configured svc workflows must stay within the account's limits: max_parallelism, max_retries, max_delay, " +
+    "max_global_parallelism and the DLQ retention.",
+  policies: createPolicies().policies,
+});

@@ -1,0 +1,91 @@
+/**
+ * The account limits the policies check, and where each value comes from.
+ *
+ * A limit is taken from the first source that has it:
+ *
+ * 1. the policy pack config: the checking policy's own option, e.g.
+ *    `{"workflow-max-retries": {"maxRetries": 20}}`;
+ * 2. the live account record (`GET {accountApiUrl}/v2/svc/user`), read at most once per run of
+ *    the pack with the stack config `svc:accountApiUrl`, `svc:username`, `svc:password`, or the
+ *    environment variables `SVC_ACCOUNT_API_URL`, `SVC_USERNAME`, `SVC_PASSWORD`;
+ * 3. an `Account` resource in the same stack (its outputs; unknown in the first preview of a new
+ *    stack). With several Accounts, the smallest known value wins.
+ *
+ * @packageDocumentation
+ */
+import { ACCOUNT_FIELDS, type AccountOutputName } from "../components/accountFields";
+
+/** The account-record fields the policies check. */
+export type LimitField =
+  "max_parallelism" | "max_retries" | "max_delay" | "max_global_parallelism" | "max_dlq_retention_time_milis";
+
+/** One checked limit: its record field, the `Account` output and the policy config option. */
+export interface LimitSpec {
+  /** The account-record field, e.g. `max_retries`. */
+  readonly field: LimitField;
+  /** The `Account` output holding it, e.g. `maxRetries`. */
+  readonly output: AccountOutputName;
+  /** The policy that checks it, e.g. `workflow-max-retries`. */
+  readonly policy: string;
+  /** The option of that policy's config that sets it statically (same as `output`). */
+  readonly configKey: string;
+  /** The unit, for messages. */
+  readonly unit: "" | "seconds" | "milliseconds";
+}
+
+function spec(field: LimitField, policy: string, unit: LimitSpec["unit"]): LimitSpec {
+  const output = ACCOUNT_FIELDS[field];
+  return { field, output, policy, configKey: output, unit };
+}
+
+/** Every limit the policies check, by record field. */
+export const LIMITS: Readonly<Record<LimitField, LimitSpec>> = {
+  max_parallelism: spec("max_parallelism", "workflow-max-parallelism", ""),
+  max_retries: spec("max_retries", "workflow-max-retries", ""),
+  max_delay: spec("max_delay", "workflow-max-delay", "seconds"),
+  max_global_parallelism: spec("max_global_parallelism", "workflow-max-global-parallelism", ""),
+  max_dlq_retention_time_milis: spec(
+    "max_dlq_retention_time_milis",
+    "dlq-recovery-retention-window",
+    "milliseconds",
+  ),
+};
+
+/** Where a limit's value came from. */
+export type LimitSource =
+  | { readonly kind: "config"; readonly policy: string; readonly key: string }
+  | { readonly kind: "live" }
+  | { readonly kind: "account"; readonly name: string; readonly urn: string };
+
+/** A limit with its value and source. */
+export interface ResolvedLimit {
+  readonly spec: LimitSpec;
+  readonly value: number;
+  readonly source: LimitSource;
+}
+
+/**
+ * Says where a limit came from, for messages: "from the policy pack config
+ * `workflow-max-retries.maxRetries`", "from the live account record", "from the Account resource
+ * `account`".
+ */
+export function describeSource(source: LimitSource): string {
+  switch (source.kind) {
+    case "config":
+      return `from the policy pack config \`${source.policy}.${source.key}\``;
+    case "live":
+      return "from the live account record";
+    case "account":
+      return `from the Account resource \`${source.name}\``;
+  }
+}
+
+/** "account max_retries, from the live account record": what a limit is and where it came from. */
+export function describeLimit(limit: ResolvedLimit): string {
+  return `account ${limit.spec.field}, ${describeSource(limit.source)}`;
+}
+
+/** True for a usable limit value: a finite, non-negative number. */
+export function isLimitValue(v: unknown): v is number {
+  return typeof v === "number" && Number.isFinite(v) && v >= 0;
+}

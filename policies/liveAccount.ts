@@ -1,0 +1,122 @@
+/**
+ * Reading the live account record for the policies, with the same settings as the `Account`
+ * resource: the stack config `svc:accountApiUrl`, `svc:username`, `svc:password` (decrypted),
+ * else the environment variables `SVC_ACCOUNT_API_URL`, `SVC_USERNAME`, `SVC_PASSWORD`.
+ *
+ * Every outcome is a value, never a throw: the pack reports a failure once, in words, instead
+ * of crashing with a stack trace. No outcome carries a credential.
+ *
+ * @packageDocumentation
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { SvcClient, type AccountRecord, type SvcClientOptions } from "../client";
+import { SETTINGS, resolveSetting, type SettingName, type StackConfigReader } from "../components/connection";
+import { describeOrigins, explainServiceError } from "../components/providers/common";
+
+/** The outcome of reading the live account record. */
+export type LiveAccountResult =
+  | {
+      /** The record was read. */
+      readonly status: "ok";
+      readonly record: AccountRecord;
+      /** The account API URL it was read from. */
+      readonly url: string;
+    }
+  | {
+      /** None of the three settings is set anywhere: the live source is simply not used. */
+      readonly status: "not-configured";
+    }
+  | {
+      /** Some settings are set, others are missing. */
+      readonly status: "incomplete";
+      /** The missing settings. */
+      readonly missing: readonly SettingName[];
+      /** What to set, in words. */
+      readonly message: string;
+    }
+  | {
+      /** The service could not be reached, refused the credentials or answered badly. */
+      readonly status: "failed";
+      /** What happened and what to check, without credentials. */
+      readonly message: string;
+    };
+
+/** Reads the live account record; called at most once per run of the pack (see `LimitsContext`). */
+export type LiveAccountSource = () => Promise<LiveAccountResult>;
+
+/** The settings the live record needs. */
+const LIVE_SETTINGS = ["accountApiUrl", "username", "password"] as const;
+
+/**
+ * Reads stack config keys such as `svc:password` through `new pulumi.Config("svc")`, which
+ * holds the stack's config (secrets decrypted) once the pack has received it from the engine
+ * (see `stackConfig.ts`).
+ */
+export const pulumiStackConfig: StackConfigReader = {
+  get(key: string): string | undefined {
+    const i = key.indexOf(":");
+    if (i <= 0) return undefined;
+    return new pulumi.Config(key.slice(0, i)).get(key.slice(i + 1));
+  },
+};
+
+/** Options of {@link liveAccountFromSettings}. */
+export interface LiveAccountOptions {
+  /** The environment; default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** The stack config; default {@link pulumiStackConfig}. */
+  config?: StackConfigReader;
+  /**
+   * Client options (timeouts, retry policy, test hooks). Default: a 5 s connect timeout, a 15 s
+   * request timeout and at most 2 retries within 5 s, so an unreachable service costs a preview
+   * seconds, not minutes.
+   */
+  client?: Omit<SvcClientOptions, "accountApiUrl" | "username" | "password">;
+}
+
+/**
+ * The live source from the stack config and the environment. The settings are looked up when
+ * the source is called, after the engine has handed the pack the stack's config.
+ */
+export function liveAccountFromSettings(options: LiveAccountOptions = {}): LiveAccountSource {
+  return async () => {
+    const env = options.env ?? process.env;
+    const config = options.config ?? pulumiStackConfig;
+    const resolved = LIVE_SETTINGS.map((name) => ({ name, r: resolveSetting(name, undefined, env, config) }));
+    const missing = resolved.filter((s) => s.r === undefined).map((s) => s.name);
+    if (missing.length === LIVE_SETTINGS.length) return { status: "not-configured" };
+    if (missing.length > 0) {
+      return {
+        status: "incomplete",
+        missing,
+        message:
+          `${missing.map((m) => `\`${m}\``).join(" and ")} ${missing.length > 1 ? "are" : "is"} missing: ` +
+          missing.map(describeSourceWithoutInput).join("; "),
+      };
+    }
+    const [url, username, password] = resolved.map((s) => s.r!);
+    const client = new SvcClient({
+      connectTimeoutMs: 5_000,
+      requestTimeoutMs: 15_000,
+      retry: { maxRetries: 2, maxTotalDelayMs: 5_000 },
+      ...options.client,
+      accountApiUrl: url.value,
+      username: username.value,
+      password: password.value,
+    });
+    try {
+      return { status: "ok", record: await client.getAccount(), url: url.value };
+    } catch (e) {
+      const what = "Reading the live account record";
+      const explained = explainServiceError(e, what, url.value, describeOrigins({ username, password }));
+      return { status: "failed", message: explained.message.replace(`${what}: `, "") };
+    } finally {
+      await client.close().catch(() => undefined);
+    }
+  };
+}
+
+/** "set the stack config `svc:password` or the environment variable `SVC_PASSWORD`". */
+function describeSourceWithoutInput(name: SettingName): string {
+  return `set the stack config \`${SETTINGS[name].config}\` or the environment variable \`${SETTINGS[name].env}\``;
+}

@@ -1,0 +1,59 @@
+/**
+ * `workflow-max-parallelism` (mandatory by default): a Workflow's `flowControl.parallelism` and
+ * a DlqRecovery's `flowControl.parallelism` override must not exceed the account's
+ * `max_parallelism`.
+ *
+ * @packageDocumentation
+ */
+import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
+import type { LimitsContext } from "./context";
+import { LIMITS } from "./limits";
+import { maxLimitPolicy } from "./maxLimit";
+import { DLQ_RECOVERY_TYPE, WORKFLOW_TYPE, readNumber } from "./resources";
+
+/** The config of `workflow-max-parallelism` (besides `enforcementLevel`). */
+export interface WorkflowMaxParallelismArgs {
+  /**
+   * A static `max_parallelism`. When set, the live account record and `Account` resources are
+   * not consulted for it. Default: unset.
+   */
+  maxParallelism?: number;
+}
+
+/** The config schema of `workflow-max-parallelism`. */
+export const workflowMaxParallelismConfigSchema: PolicyConfigSchema = {
+  properties: {
+    maxParallelism: {
+      type: "integer",
+      minimum: 1,
+      description:
+        "Static max_parallelism (runs in parallel per flow-control key). When set, the live account " +
+        "record and Account resources are not consulted for it. Default: unset.",
+    },
+  },
+};
+
+/** Builds the `workflow-max-parallelism` policy. */
+export function workflowMaxParallelism(ctx: LimitsContext): StackValidationPolicy {
+  return maxLimitPolicy(ctx, {
+    name: LIMITS.max_parallelism.policy,
+    description:
+      "Flow-control parallelism of Workflows and DlqRecovery overrides must not exceed the account's max_parallelism.",
+    spec: LIMITS.max_parallelism,
+    configSchema: workflowMaxParallelismConfigSchema,
+    targets: [
+      {
+        type: WORKFLOW_TYPE,
+        property: "flowControl.parallelism",
+        verb: "set",
+        read: (props) => readNumber(props, ["flowControl", "parallelism"]),
+      },
+      {
+        type: DLQ_RECOVERY_TYPE,
+        property: "flowControl.parallelism",
+        verb: "override",
+        read: (props) => readNumber(props, ["flowControl", "parallelism"]),
+      },
+    ],
+  });
+}

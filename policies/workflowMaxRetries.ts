@@ -1,0 +1,57 @@
+/**
+ * `workflow-max-retries` (mandatory by default): a Workflow's `retries` and a DlqRecovery's
+ * `retries` override must not exceed the account's `max_retries`.
+ *
+ * @packageDocumentation
+ */
+import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
+import type { LimitsContext } from "./context";
+import { LIMITS } from "./limits";
+import { maxLimitPolicy } from "./maxLimit";
+import { DLQ_RECOVERY_TYPE, WORKFLOW_TYPE, readNumber } from "./resources";
+
+/** The config of `workflow-max-retries` (besides `enforcementLevel`). */
+export interface WorkflowMaxRetriesArgs {
+  /**
+   * A static `max_retries`. When set, the live account record and `Account` resources are not
+   * consulted for it. Default: unset.
+   */
+  maxRetries?: number;
+}
+
+/** The config schema of `workflow-max-retries`. */
+export const workflowMaxRetriesConfigSchema: PolicyConfigSchema = {
+  properties: {
+    maxRetries: {
+      type: "integer",
+      minimum: 0,
+      description:
+        "Static max_retries. When set, the live account record and Account resources are not consulted " +
+        "for it. Default: unset.",
+    },
+  },
+};
+
+/** Builds the `workflow-max-retries` policy. */
+export function workflowMaxRetries(ctx: LimitsContext): StackValidationPolicy {
+  return maxLimitPolicy(ctx, {
+    name: LIMITS.max_retries.policy,
+    description: "Retries of Workflows and DlqRecovery overrides must not exceed the account's max_retries.",
+    spec: LIMITS.max_retries,
+    configSchema: workflowMaxRetriesConfigSchema,
+    targets: [
+      {
+        type: WORKFLOW_TYPE,
+        property: "retries",
+        verb: "set",
+        read: (props) => readNumber(props, ["retries"]),
+      },
+      {
+        type: DLQ_RECOVERY_TYPE,
+        property: "retries",
+        verb: "override",
+        read: (props) => readNumber(props, ["retries"]),
+      },
+    ],
+  });
+}
