@@ -31,7 +31,7 @@ mkdir -p "$TC"
 
 # ---------------------------------------------------------------------------- npm
 lock_stamp="$TC/npm.stamp"
-lock_hash="$( (cat package.json package-lock.json 2>/dev/null) | sha256sum | cut -c1-16)"
+lock_hash="$(sha256sum package-lock.json 2>/dev/null | cut -c1-16)"
 if [[ ! -x node_modules/.bin/node || ! -f "$lock_stamp" || "$(cat "$lock_stamp")" != "$lock_hash" ]]; then
   command -v npm >/dev/null || die "npm is not installed. Install Node.js (>= 20) with npm, then run this again."
   log "installing npm dependencies (npm ci) ..."

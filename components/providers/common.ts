@@ -80,7 +80,7 @@ export function checkUrl(f: Failures, field: string, v: unknown): void {
 export function checkString(f: Failures, field: string, v: unknown, secret = false): void {
   if (v === undefined || v === null || isUnknown(v)) return;
   if (typeof v !== "string" || v.trim() === "") {
-    const got = secret ? `a ${v === "" ? "empty string" : typeof v}` : show(v);
+    const got = secret ? (v === "" ? "an empty string" : `a ${typeof v}`) : show(v);
     f.add(field, `\`${field}\` must be a non-empty string; got ${got}.`);
   }
 }
