@@ -11,6 +11,7 @@ const nodeGlobals = {
   Buffer: "readonly",
   __dirname: "readonly",
   setTimeout: "readonly",
+  setInterval: "readonly",
   clearTimeout: "readonly",
 };
 

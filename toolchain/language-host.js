@@ -23,6 +23,7 @@
 "use strict";
 
 const { spawn } = require("node:child_process");
+const net = require("node:net");
 const path = require("node:path");
 
 const grpc = require("@grpc/grpc-js");
@@ -52,6 +53,39 @@ function parseArgs(argv) {
 }
 
 const { engineAddress } = parseArgs(process.argv.slice(2));
+
+/** Processes this host started; ended with it. */
+const children = new Set();
+function track(child) {
+  children.add(child);
+  child.on("exit", () => children.delete(child));
+  return child;
+}
+
+/**
+ * Like the Go host's health check: when the engine that started this host is gone (the
+ * CLI was killed), end the programs and plugins started here and exit, instead of
+ * lingering as orphans.
+ */
+function watchEngine(address) {
+  const i = address.lastIndexOf(":");
+  let misses = 0;
+  const timer = setInterval(() => {
+    const socket = net.connect({ host: address.slice(0, i), port: Number(address.slice(i + 1)) });
+    const done = (alive) => {
+      socket.destroy();
+      misses = alive ? 0 : misses + 1;
+      if (misses >= 2) {
+        for (const child of children) child.kill("SIGKILL");
+        process.exit(0);
+      }
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.once("connect", () => done(true));
+    socket.once("error", () => done(false));
+  }, 1000);
+  timer.unref();
+}
 
 /** Reads the runtime options (`runtime.options` of Pulumi.yaml) from a ProgramInfo. */
 function runtimeOptions(info) {
@@ -124,11 +158,13 @@ function run(call, cb) {
     PULUMI_CONFIG_SECRET_KEYS: JSON.stringify(req.getConfigsecretkeysList()),
     ...typescriptEnv(options),
   });
-  const child = spawn(process.execPath, args, {
-    cwd: req.getPwd() || programDir,
-    env,
-    stdio: ["ignore", "inherit", "inherit"],
-  });
+  const child = track(
+    spawn(process.execPath, args, {
+      cwd: req.getPwd() || programDir,
+      env,
+      stdio: ["ignore", "inherit", "inherit"],
+    }),
+  );
   child.on("error", (err) => {
     cb(null, new langproto.RunResponse().setError(`Problem executing program: ${err.message}`));
   });
@@ -181,11 +217,13 @@ function runPlugin(call) {
     const i = kv.indexOf("=");
     if (i > 0) extraEnv[kv.slice(0, i)] = kv.slice(i + 1);
   }
-  const child = spawn(process.execPath, args, {
-    cwd: programDir,
-    env: envWith({ ...extraEnv, ...typescriptEnv(options) }),
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = track(
+    spawn(process.execPath, args, {
+      cwd: programDir,
+      env: envWith({ ...extraEnv, ...typescriptEnv(options) }),
+      stdio: ["ignore", "pipe", "pipe"],
+    }),
+  );
   child.stdout.on("data", (d) => call.write(new langproto.RunPluginResponse().setStdout(d)));
   child.stderr.on("data", (d) => call.write(new langproto.RunPluginResponse().setStderr(d)));
   child.on("error", (err) => {
@@ -226,4 +264,5 @@ server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p
     process.exit(1);
   }
   process.stdout.write(`${port}\n`);
+  if (/^[\w.-]+:\d+$/.test(engineAddress)) watchEngine(engineAddress);
 });

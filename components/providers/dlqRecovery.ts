@@ -34,6 +34,7 @@ import type {
   ResumePage,
 } from "../../client";
 import { resolveSetting, resolveSettings, setStackConfig, type StackConfigReader } from "../connection";
+import { EngineGoneError, engineAddress, exitOrphanedProvider, isListening } from "./engine";
 import {
   Failures,
   checkBoolean,
@@ -390,6 +391,16 @@ export interface DlqRecoveryDeps {
   now: () => number;
   log: (line: string) => void;
   cwd: () => string;
+  /** False once the engine that started this process is gone (the CLI was killed). */
+  engineAlive: () => Promise<boolean>;
+}
+
+/** Seconds between two checks that the engine is still there, during a drain. */
+const ENGINE_CHECK_MS = 1_000;
+
+function defaultEngineAlive(): () => Promise<boolean> {
+  const address = engineAddress();
+  return address ? () => isListening(address) : async () => true;
 }
 
 /** The DlqRecovery provider's implementation. Tests call its methods directly. */
@@ -403,6 +414,7 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
       now: deps.now ?? Date.now,
       log: deps.log ?? ((line) => console.log(line)),
       cwd: deps.cwd ?? (() => process.cwd()),
+      engineAlive: deps.engineAlive ?? defaultEngineAlive(),
     };
     this.config = config;
   }
@@ -528,9 +540,20 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
     const unconfirmed: string[] = previous ? [...previous.unconfirmedDlqIds] : [];
     const runLog = this.openRunLog(inputs);
     const progress = new Progress(inputs.recoveryName ?? id, started, base, this.deps.now, this.deps.log);
-    const record = (runs: ResumedRun[]) => {
+    let lastEngineCheck = started;
+    const record = async (runs: ResumedRun[]) => {
       for (const r of runs) if (recorded.length < maxRecorded) recorded.push(r);
       runLog?.(runs);
+      // A killed CLI leaves this process behind: stop resuming runs no state will record.
+      if (this.deps.now() - lastEngineCheck >= ENGINE_CHECK_MS) {
+        lastEngineCheck = this.deps.now();
+        if (!(await this.deps.engineAlive())) {
+          throw new EngineGoneError(
+            `${label}: the Pulumi engine is gone (was \`pulumi up\` killed?); the drain stops here. ` +
+              `Runs resumed so far are in the run log${inputs.runLogFile === "" ? " (disabled)" : ""}.`,
+          );
+        }
+      }
     };
     const client = new SvcClient({
       baseUrl: url,
@@ -572,9 +595,9 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
         res = await client.resumeByIds(ids, overrides, {
           concurrency: inputs.concurrency,
           maxRequestsPerSecond: inputs.maxRequestsPerSecond ?? (await this.accountRateLimit()),
-          onPage: (e) => {
-            record(e.page.workflowRuns);
+          onPage: async (e) => {
             progress.page(e.resumedCount, e.requestCount);
+            await record(e.page.workflowRuns);
           },
         });
       } else {
@@ -582,15 +605,19 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
           client,
           inputs,
           previous?.cursor,
-          (page: ResumePage, resumed: number, requests: number) => {
-            record(page.workflowRuns);
+          async (page: ResumePage, resumed: number, requests: number) => {
             progress.page(resumed, requests);
+            await record(page.workflowRuns);
           },
         );
       }
       progress.page(res.resumedCount, res.requestCount, true);
       return result(res, true);
     } catch (e) {
+      if (e instanceof EngineGoneError || (e as { cause?: unknown }).cause instanceof EngineGoneError) {
+        this.deps.log(((e as { cause?: Error }).cause ?? (e as Error)).message);
+        exitOrphanedProvider();
+      }
       const partial: DrainProgress | undefined = (e as { partial?: DrainProgress }).partial;
       const explained = explainServiceError(e, label, url, describeOrigins({ token: s.token }));
       if (!partial) throw explained;
@@ -618,7 +645,7 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
     client: SvcClient,
     inputs: DlqRecoveryInputs,
     startCursor: string | undefined,
-    onPage: (page: ResumePage, resumed: number, requests: number) => void,
+    onPage: (page: ResumePage, resumed: number, requests: number) => Promise<void>,
   ): Promise<DrainResult> {
     const run = (cursor: string | undefined) =>
       client.drain(selectionOf(inputs), overridesOf(inputs), {

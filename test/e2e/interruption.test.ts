@@ -21,6 +21,19 @@ export const resumed = recovery.resumedCount;
 export const complete = recovery.complete;
 `;
 
+/** Processes (other than this one) whose working folder is the project's: plugins left behind. */
+function processesIn(dir: string): number[] {
+  const pids: number[] = [];
+  for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (fs.readlinkSync(`/proc/${pid}/cwd`) === dir && Number(pid) !== process.pid) pids.push(Number(pid));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return pids;
+}
+
 function runLogLines(p: PulumiProject): number {
   const file = path.join(p.dir, "svc-recovery", "recovery.jsonl");
   return fs.existsSync(file) ? fs.readFileSync(file, "utf8").trim().split("\n").filter(Boolean).length : 0;
@@ -97,6 +110,12 @@ describe("e2e: interrupted and killed `pulumi up`", function () {
       return settled;
     }, "the orphaned drain to stop");
     emulator.setFaults({});
+    // The language host and the provider notice the engine is gone and exit: no orphan lingers.
+    await until(
+      () => processesIn(fs.realpathSync(p.dir)).length === 0,
+      "the plugins of the killed CLI to exit",
+      20_000,
+    );
 
     // As the README says: the stack is locked; `pulumi cancel` removes the lock.
     const locked = await p.up([], { allowFailure: true });
