@@ -13,7 +13,8 @@ tsc -p tsconfig.json --noEmit
 step "lint (eslint)"
 eslint .
 step "format check (prettier)"
-prettier --check . >/dev/null && echo "all files formatted"
+prettier --check . >/dev/null
+echo "all files formatted"
 step "tests (mocha: unit, integration, e2e)"
 mocha --reporter ./test/helpers/summary-reporter.js \
   'test/unit/**/*.test.ts' 'test/integration/**/*.test.ts' 'test/e2e/**/*.test.ts'
