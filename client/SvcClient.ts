@@ -148,7 +148,13 @@ export class SvcClient {
     overrides?: ResumeOverrides,
     cursor?: string,
   ): Promise<ResumePage> {
-    return this.resumeOnce(selection, overrides, cursor, { attempts: 0, ambiguous: false }, OPEN_GATE);
+    return this.resumeOnce(
+      selection,
+      () => this.prepareResume(overrides),
+      cursor,
+      { attempts: 0, ambiguous: false },
+      OPEN_GATE,
+    );
   }
 
   /**
@@ -166,9 +172,10 @@ export class SvcClient {
   ): Promise<DrainResult> {
     validateSelection(selection);
     overrideHeaders(overrides);
+    const prepare = this.preparedOnce(overrides);
     return withPartialProgress("drain", () =>
       drainPages(
-        (cursor, state) => this.resumeOnce(selection, overrides, cursor, state, OPEN_GATE, opts.signal),
+        (cursor, state) => this.resumeOnce(selection, prepare, cursor, state, OPEN_GATE, opts.signal),
         opts,
       ),
     );
@@ -192,10 +199,11 @@ export class SvcClient {
       opts.maxRequestsPerSecond === undefined
         ? OPEN_GATE
         : spacingGate(opts.maxRequestsPerSecond, this.now, this.sleep);
+    const prepare = this.preparedOnce(overrides);
     return withPartialProgress("resumeByIds", () =>
       resumeBatches(
         ids,
-        (dlqIds, cursor, state) => this.resumeOnce({ dlqIds }, overrides, cursor, state, gate, opts.signal),
+        (dlqIds, cursor, state) => this.resumeOnce({ dlqIds }, prepare, cursor, state, gate, opts.signal),
         opts,
       ),
     );
@@ -206,21 +214,43 @@ export class SvcClient {
     await this.transport.close();
   }
 
+  /**
+   * What every request of one resume operation shares: the endpoint and the headers
+   * (override headers validated, token checked). Prepared once per drain, not per request.
+   */
+  private prepareResume(overrides: ResumeOverrides | undefined): PreparedResume {
+    const extra = overrideHeaders(overrides);
+    const token = this.options.token;
+    if (!token) {
+      throw new SvcError("SVC_MISSING_CREDENTIALS", "Cannot resume DLQ entries: `token` is not set");
+    }
+    return {
+      endpoint: resolveEndpoint(this.options.baseUrl, "baseUrl", !!this.options.allowInsecureHttp),
+      headers: {
+        ...extra,
+        authorization: `Bearer ${token}`,
+        accept: "application/json",
+        "user-agent": USER_AGENT,
+      },
+    };
+  }
+
+  /** A getter that prepares on first use (inside the loop, so errors carry partial progress). */
+  private preparedOnce(overrides: ResumeOverrides | undefined): () => PreparedResume {
+    let prepared: PreparedResume | undefined;
+    return () => (prepared ??= this.prepareResume(overrides));
+  }
+
   private async resumeOnce(
     selection: DlqSelection,
-    overrides: ResumeOverrides | undefined,
+    prepare: () => PreparedResume,
     cursor: string | undefined,
     state: CallState,
     gate: RequestGate,
     signal?: AbortSignal,
   ): Promise<ResumePage> {
     const query = resumeQuery(selection, cursor);
-    const extra = overrideHeaders(overrides);
-    const token = this.options.token;
-    if (!token) {
-      throw new SvcError("SVC_MISSING_CREDENTIALS", "Cannot resume DLQ entries: `token` is not set");
-    }
-    const endpoint = resolveEndpoint(this.options.baseUrl, "baseUrl", !!this.options.allowInsecureHttp);
+    const { endpoint, headers } = prepare();
     const byIds = selection.dlqIds !== undefined;
     const { status, json } = await this.runner.run(
       {
@@ -229,12 +259,7 @@ export class SvcClient {
         endpoint,
         path: RESUME_PATH,
         query,
-        headers: {
-          ...extra,
-          authorization: `Bearer ${token}`,
-          accept: "application/json",
-          "user-agent": USER_AGENT,
-        },
+        headers,
         credentialHint: "check `token`",
         hasSideEffects: true,
         // Why replaying a resume is safe even after a failure that may have been processed
@@ -281,6 +306,12 @@ export class SvcClient {
     }
     return state.ambiguous ? { ...page, ambiguous: true } : page;
   }
+}
+
+/** The endpoint and headers shared by the requests of one resume operation. */
+interface PreparedResume {
+  endpoint: ReturnType<typeof resolveEndpoint>;
+  headers: Record<string, string>;
 }
 
 /** Base64 of `username:password` for HTTP Basic. */

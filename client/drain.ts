@@ -79,11 +79,13 @@ export async function drainPages(step: ResumeStep, opts: DrainLoopOptions = {}):
   let cursor = opts.startCursor === "" ? undefined : opts.startCursor;
   const seen = new Set<string>(cursor === undefined ? [] : [cursor]);
   let emptyPagesInARow = 0;
+  const keepRuns = opts.keepRuns !== false;
+  let resumedCount = 0;
 
   const progress = (): DrainProgress => ({
     runs: [...runs],
     requestCount,
-    resumedCount: runs.length,
+    resumedCount,
     ambiguousRequests,
     ...(unconfirmedDlqIds.length > 0 ? { unconfirmedDlqIds: [...unconfirmedDlqIds] } : {}),
     cursor,
@@ -108,14 +110,15 @@ export async function drainPages(step: ResumeStep, opts: DrainLoopOptions = {}):
     }
     requestCount += 1;
     if (page.ambiguous || state.ambiguous) ambiguousRequests += 1;
-    runs.push(...page.workflowRuns);
+    if (keepRuns) runs.push(...page.workflowRuns);
+    resumedCount += page.workflowRuns.length;
     unconfirmedDlqIds.push(...(page.unconfirmedDlqIds ?? []));
     const next = page.cursor;
     cursor = next;
 
     if (opts.onPage) {
       try {
-        await opts.onPage({ page, requestCount, resumedCount: runs.length, cursor: next });
+        await opts.onPage({ page, requestCount, resumedCount, cursor: next });
       } catch (error) {
         throw new PartialFailure(error, progress());
       }
@@ -190,6 +193,7 @@ export async function resumeBatches(
     const batch = batches[index];
     try {
       results[index] = await drainPages((cursor, state) => step(batch, cursor, state), {
+        keepRuns: opts.keepRuns,
         onPage: async ({ page }) => {
           requestCount += 1;
           resumedCount += page.workflowRuns.length;

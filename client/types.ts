@@ -196,6 +196,12 @@ export interface DrainPageEvent {
 export interface DrainOptions {
   /** Continue a drain from a checkpointed cursor. */
   startCursor?: string;
+  /**
+   * Keep every resumed run in the result (default true). A caller that records runs in
+   * `onPage` passes false, so a drain of a million entries does not hold them all in memory;
+   * `runs` is then empty and the counts stay exact.
+   */
+  keepRuns?: boolean;
   /** Awaited after every page, e.g. to checkpoint the cursor. A throw stops the drain. */
   onPage?: (p: DrainPageEvent) => void | Promise<void>;
   /** Stop with `SVC_CURSOR_LOOP` when more pages than this would be needed. Default: no limit. */
@@ -231,6 +237,8 @@ export interface ResumeByIdsOptions {
   onPage?: (p: ResumeBatchEvent) => void | Promise<void>;
   /** Stops launching new batches (`SVC_ABORTED`, with partial progress). */
   signal?: AbortSignal;
+  /** As in {@link DrainOptions.keepRuns}. */
+  keepRuns?: boolean;
 }
 
 /** Result of {@link SvcClient.drain} and {@link SvcClient.resumeByIds}. */

@@ -593,6 +593,7 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
       if (inputs.dlqIds) {
         const ids = previous?.remainingDlqIds ?? inputs.dlqIds;
         res = await client.resumeByIds(ids, overrides, {
+          keepRuns: false, // recorded in onPage: a huge drain does not hold every run in memory
           concurrency: inputs.concurrency,
           maxRequestsPerSecond: inputs.maxRequestsPerSecond ?? (await this.accountRateLimit()),
           onPage: async (e) => {
@@ -649,6 +650,7 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
   ): Promise<DrainResult> {
     const run = (cursor: string | undefined) =>
       client.drain(selectionOf(inputs), overridesOf(inputs), {
+        keepRuns: false, // recorded in onPage: a huge drain does not hold every run in memory
         startCursor: cursor,
         onPage: (e) => onPage(e.page, e.resumedCount, e.requestCount),
       });

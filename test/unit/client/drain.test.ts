@@ -66,6 +66,23 @@ describe("client/SvcClient.drain", () => {
     });
   }
 
+  it("keeps exact counts but no run list with keepRuns: false", async () => {
+    pagingDlq(h.pool, 237);
+    const seenRuns: string[] = [];
+    const result = await h.client.drain(
+      { fromDate: 0 },
+      {},
+      {
+        keepRuns: false,
+        onPage: (p) => void seenRuns.push(...p.page.workflowRuns.map((r) => r.workflowRunId)),
+      },
+    );
+    assert.equal(result.requestCount, 5);
+    assert.equal(result.resumedCount, 237);
+    assert.equal(result.runs.length, 0);
+    assert.equal(seenRuns.length, 237, "every run went through onPage");
+  });
+
   it("starts from a checkpointed cursor", async () => {
     const reqs: SeenRequest[] = [];
     h.pool.intercept({ path: resumePath, method: "POST" }).reply((o) => {
