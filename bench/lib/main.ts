@@ -1,0 +1,27 @@
+/**
+ * Entry point of one bench file: `node -r ts-node/register/transpile-only bench/<name>.ts
+ * [--out file.json]` runs it, prints its markdown and writes its result as JSON (bench/run.ts
+ * runs each bench this way, in a process of its own).
+ */
+import * as fs from "node:fs";
+import { markdown, type BenchResult } from "./result";
+
+/** Runs `bench` when `mod` is the main module. */
+export function benchMain(mod: NodeModule, bench: () => Promise<BenchResult>): void {
+  if (require.main !== mod) return;
+  const i = process.argv.indexOf("--out");
+  const out = i > 0 ? process.argv[i + 1] : undefined;
+  const started = performance.now();
+  bench()
+    .then((r) => {
+      r.durationMs = Math.round(performance.now() - started);
+      if (out) fs.writeFileSync(out, JSON.stringify(r, null, 2));
+      else process.stdout.write(`${markdown([r])}\n`);
+      // Anything still open (pools, timers) must not keep a finished bench alive.
+      process.exit(0);
+    })
+    .catch((e: unknown) => {
+      process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+      process.exit(1);
+    });
+}

@@ -1,0 +1,93 @@
+/**
+ * 8. Policy overhead: `pulumi preview` of a program with 100 Workflows with the policy pack
+ * (`--policy-pack policies`, reading the live account from the emulator) against the same
+ * preview without it. Runs once the pack (policies/PulumiPolicy.yaml, built into dist/policies)
+ * and the `Workflow` export of the built package exist; until then it reports
+ * "skipped: policy pack not present yet".
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { PulumiProject } from "../test/helpers/pulumi";
+import { buildProblem } from "./lib/built";
+import { CREDS, REPO_ROOT, startEmulatorProcess } from "./lib/emulator";
+import { benchMain } from "./lib/main";
+import { result, type BenchResult } from "./lib/result";
+import { alternate, fmt, now, stat } from "./lib/stats";
+
+const WORKFLOWS = 100;
+
+const PROGRAM = `
+import { Workflow } from "pulumi-svc";
+for (let i = 0; i < ${WORKFLOWS}; i++) {
+  new Workflow(\`wf-\${i}\`, {
+    url: \`http://127.0.0.1/workflows/wf-\${i}\`,
+    retries: 1,
+    delay: 10,
+    flowControl: { key: "bench", parallelism: 1 },
+  });
+}
+`;
+
+/** Why the bench cannot run yet, or undefined. */
+function missing(): string | undefined {
+  if (!fs.existsSync(path.join(REPO_ROOT, "policies", "PulumiPolicy.yaml")))
+    return "policy pack not present yet";
+  const problem = buildProblem();
+  if (problem) return problem;
+  if (!fs.existsSync(path.join(REPO_ROOT, "dist", "policies", "index.js"))) {
+    return "policy pack not present yet (dist/policies/index.js is not built)";
+  }
+  const lib = require(path.join(REPO_ROOT, "dist", "components", "index.js")) as Record<string, unknown>;
+  if (typeof lib.Workflow !== "function")
+    return "policy pack not present yet (no `Workflow` export in pulumi-svc)";
+  return undefined;
+}
+
+export async function run(): Promise<BenchResult> {
+  const r = result("policy", "8. Policy overhead");
+  const why = missing();
+  if (why) {
+    r.skipped = why;
+    return r;
+  }
+  const emu = await startEmulatorProcess(0);
+  const project = await PulumiProject.create({
+    name: "bench-policy",
+    program: PROGRAM,
+    env: { SVC_ACCOUNT_API_URL: emu.url, SVC_USERNAME: CREDS.username, SVC_PASSWORD: CREDS.password },
+  });
+  try {
+    const pack = path.join(REPO_ROOT, "policies");
+    const samples = await alternate(["pack", "none"] as const, { warmup: 1, trials: 3 }, async (v) => {
+      const t0 = now();
+      const res = await project.preview(v === "pack" ? ["--policy-pack", pack] : []);
+      const ms = now() - t0;
+      // The pack must really have run: the CLI lists it under "Policy Packs run".
+      if (v === "pack" && !/Policy Packs run:[\s\S]*\/policies\b/.test(res.stdout)) {
+        throw new Error(`the policy pack did not report:\n${res.stdout.slice(-1500)}`);
+      }
+      return ms;
+    });
+    const withPack = stat(samples.pack, "ms");
+    const without = stat(samples.none, "ms");
+    r.rows.push({
+      measurement: `\`pulumi preview\` of ${WORKFLOWS} Workflows, with the policy pack vs without`,
+      subjectLabel: "with --policy-pack policies",
+      subject: withPack,
+      baselineLabel: "without",
+      baseline: without,
+      ratio: withPack.median / without.median,
+      target: "report",
+    });
+    r.notes.push(
+      `The pack adds ${fmt(withPack.median - without.median)} ms to the preview (difference of medians); ` +
+        "one stack, 1 warm-up each, 3 timed, alternated.",
+    );
+    return r;
+  } finally {
+    fs.rmSync(project.dir, { recursive: true, force: true });
+    await emu.close();
+  }
+}
+
+benchMain(module, run);
