@@ -15,16 +15,7 @@ import * as path from "node:path";
 import { REPO_ROOT } from "./lib/emulator";
 import { markdown, result, type BenchResult } from "./lib/result";
 
-export const BENCHES = [
-  "scale",
-  "client",
-  "drain",
-  "count",
-  "byids",
-  "engine",
-  "memory",
-  "policy",
-] as const;
+export const BENCHES = ["scale", "client", "drain", "count", "byids", "engine", "memory", "policy"] as const;
 const TITLES: Record<string, string> = {
   scale: "1. Emulator scale",
   client: "2. Client overhead",
