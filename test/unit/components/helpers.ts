@@ -31,27 +31,8 @@ export const PASSWORD = "pw-UNIT-SECRET-0b8f4e2a6c";
 /** A unix-ms instant used for fixed clocks and entry times. */
 export const T0 = 1_750_000_000_000;
 
-/** The forms the credentials can leak in: each value, `user:password` and its base64. */
-export function secretForms(c: { token?: string; username?: string; password?: string }): string[] {
-  const forms: string[] = [];
-  if (c.token) forms.push(c.token);
-  if (c.password) forms.push(c.password);
-  if (c.username && c.password) {
-    const pair = `${c.username}:${c.password}`;
-    forms.push(pair, Buffer.from(pair).toString("base64"));
-  }
-  return forms;
-}
-
-/** Fails naming the place (never the secret) when any text contains any secret. */
-export function assertNoSecrets(places: Record<string, string>, secrets: string[]): void {
-  for (const [place, text] of Object.entries(places)) {
-    secrets.forEach((secret, i) => {
-      assert.ok(secret.length >= 8, `secret #${i} is too short to search for`);
-      assert.equal(text.indexOf(secret), -1, `secret #${i} appears in ${place}`);
-    });
-  }
-}
+// One secret scan for every suite.
+export { assertNoSecrets, secretForms } from "../../helpers/secrets";
 
 /** Everything an error carries, as text: message, stack, own enumerable properties. */
 export function errorText(e: unknown): string {
