@@ -10,6 +10,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { startEmulator, type RunningEmulator } from "../../emulator";
 import { PulumiProject } from "../helpers/pulumi";
+import { assertNoSecrets, secretForms } from "../helpers/secrets";
 
 const TOKEN = "tok-e2e-interrupt-61d0b3f2";
 const ENTRIES = 3_000;
@@ -81,8 +82,17 @@ describe("e2e: interrupted and killed `pulumi up`", function () {
     emulator = await startEmulator({ plan: "payg", token: TOKEN });
   });
   after(async () => {
-    for (const p of projects) await p.cleanup();
-    await emulator?.close();
+    try {
+      const places: Record<string, string> = {};
+      for (const p of projects) {
+        places[`${p.dir} CLI output`] = p.transcript;
+        places[`${p.dir} state file`] = fs.readFileSync(p.stateFile(), "utf8");
+      }
+      assertNoSecrets(places, secretForms({ token: TOKEN }));
+    } finally {
+      for (const p of projects) await p.cleanup();
+      await emulator?.close();
+    }
   });
 
   it("SIGINT: the engine lets the drain finish and records it; the next up changes nothing", async () => {
