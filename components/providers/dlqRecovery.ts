@@ -440,10 +440,14 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
         );
         // The same transport rule the client applies at up, reported at preview.
         resolveEndpoint(s.baseUrl.value, "baseUrl", news.allowInsecureHttp === true);
+      } catch (e) {
+        f.add((e as { missing?: string[] }).missing?.[0] ?? "baseUrl", (e as Error).message);
+      }
+      try {
         // The exact header values the client will send: any value it would refuse fails here.
         overrideHeaders(overridesOf(news));
       } catch (e) {
-        f.add((e as { missing?: string[] }).missing?.[0] ?? "baseUrl", (e as Error).message);
+        f.add("flowControl", (e as Error).message);
       }
     }
     return { inputs: news, failures: f.result() };
