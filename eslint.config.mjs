@@ -1,7 +1,6 @@
 // @ts-check
 import eslint from "@eslint/js";
 import tseslint from "typescript-eslint";
-import { createNodeResolver, importX } from "eslint-plugin-import-x";
 
 const nodeGlobals = {
   require: "readonly",
@@ -25,17 +24,6 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@typescript-eslint/no-require-imports": "off",
     },
-  },
-  {
-    // Imports run one way: an import cycle fails `npm run check` (and so CI).
-    files: ["**/*.ts"],
-    plugins: { "import-x": importX },
-    settings: {
-      "import-x/extensions": [".ts", ".js"],
-      "import-x/parsers": { "@typescript-eslint/parser": [".ts"] },
-      "import-x/resolver-next": [createNodeResolver({ extensions: [".ts", ".js"] })],
-    },
-    rules: { "import-x/no-cycle": ["error", { ignoreExternal: true }] },
   },
   {
     files: ["**/*.js", "**/*.cjs"],

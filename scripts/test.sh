@@ -12,6 +12,8 @@ step "typecheck (tsc --noEmit)"
 tsc -p tsconfig.json --noEmit
 step "lint (eslint)"
 eslint .
+step "import cycles (dependency-cruiser)"
+depcruise --config .dependency-cruiser.cjs --output-type err components client policies emulator examples scripts bench test toolchain
 step "format check (prettier)"
 prettier --check . >/dev/null
 echo "all files formatted"
