@@ -4,9 +4,9 @@
  */
 import * as assert from "node:assert/strict";
 import * as pulumi from "@pulumi/pulumi";
-import { Workflow, type WorkflowArgs } from "../../components/Workflow";
-import { WORKFLOW_TYPE } from "../../components/tokens";
-import { formatDuration, parseDuration } from "../../components/duration";
+import { Workflow, type WorkflowArgs } from "../../../components/Workflow";
+import { WORKFLOW_TYPE } from "../../../components/tokens";
+import { formatDuration, parseDuration } from "../../../components/duration";
 
 const registered: pulumi.runtime.MockResourceArgs[] = [];
 
