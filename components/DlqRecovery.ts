@@ -6,7 +6,7 @@ import { DLQ_RECOVERY_TYPE } from "./tokens";
 /**
  * Flow-control override of the resumed runs: `Svc-Flow-Control-Key` and
  * `Svc-Flow-Control-Value`. The fields and their grammar are the client's `FlowControlOverride`
- * (README, "Override grammar"): a key of visible ASCII without spaces, positive integers, a
+ * (README, "Wire grammar"): a key of visible ASCII without spaces, positive integers, a
  * period of whole seconds or `"1m"`; `period` needs `parallelism` or `rate`.
  */
 export type FlowControlArgs = {
