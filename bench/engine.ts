@@ -1,11 +1,11 @@
 /**
- * 6. Engine overhead: `pulumi up` (real CLI, PulumiProject of test/helpers/pulumi.ts) of a
+ * 6. Engine overhead: `pulumi up` (real CLI, PulumiProject of toolchain/pulumi-project.ts) of a
  * program with one Account and one DlqRecovery draining 1,200 entries, against `pulumi up` of an
  * empty program. Every trial uses a fresh project and stack (created untimed) and a re-seeded
  * emulator; only `pulumi up` is timed. Needs the built package (dist/).
  */
 import * as fs from "node:fs";
-import { PulumiProject } from "../test/helpers/pulumi";
+import { PulumiProject } from "../toolchain/pulumi-project";
 import { buildProblem } from "./lib/built";
 import { CREDS, startEmulatorProcess } from "./lib/emulator";
 import { benchMain } from "./lib/main";

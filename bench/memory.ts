@@ -3,7 +3,7 @@
  *
  * - In-process: `DlqRecoveryProvider.create` (`all: true`, default `maxRecordedRuns`, run log
  *   on) in a child process of its own running the built provider with plain node
- *   (bench/memory-child.js): peak RSS sampled every 10 ms, the kernel's high-water mark, and
+ *   (bench/memoryChild.js): peak RSS sampled every 10 ms, the kernel's high-water mark, and
  *   the JSON size of the returned outputs (what the engine stores in state). Baseline: the same
  *   child draining 10,000 entries, so the ratio shows how memory grows with the drain. A second
  *   pair of runs forces a full GC at each progress line and records the heap the drain really
@@ -16,7 +16,7 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { PulumiProject } from "../test/helpers/pulumi";
+import { PulumiProject } from "../toolchain/pulumi-project";
 import { buildProblem } from "./lib/built";
 import { CREDS, REPO_ROOT, startEmulatorProcess, type EmulatorProcess } from "./lib/emulator";
 import { benchMain } from "./lib/main";
@@ -46,7 +46,7 @@ async function inProcessDrain(emu: EmulatorProcess, entries: number, live = fals
   await emu.reseed(entries);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-mem-"));
   try {
-    const args = [path.join(__dirname, "memory-child.js"), emu.url, CREDS.token, dir];
+    const args = [path.join(__dirname, "memoryChild.js"), emu.url, CREDS.token, dir];
     const child = spawn(process.execPath, live ? ["--expose-gc", ...args, "live"] : args, {
       cwd: REPO_ROOT,
       stdio: ["ignore", "pipe", "inherit"],

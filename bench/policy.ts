@@ -7,7 +7,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { PulumiProject } from "../test/helpers/pulumi";
+import { PulumiProject } from "../toolchain/pulumi-project";
 import { buildProblem } from "./lib/built";
 import { CREDS, REPO_ROOT, startEmulatorProcess } from "./lib/emulator";
 import { benchMain } from "./lib/main";

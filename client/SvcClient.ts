@@ -5,8 +5,9 @@
  */
 import { SvcError } from "./errors";
 import { drainPages, resumeBatches, withPartialProgress } from "./drain";
+import { selectionProblems, throwIfProblems, type DlqSelection, type ResumeOverrides } from "./contract";
 import { overrideHeaders } from "./headers";
-import { resumeQuery, validateSelection } from "./query";
+import { resumeQuery, selectionQuery } from "./query";
 import { OPEN_GATE, spacingGate, type RequestGate } from "./rateLimiter";
 import { Redactor } from "./redact";
 import { RequestRunner, type CallState } from "./request";
@@ -14,11 +15,9 @@ import { resolveRetryPolicy } from "./retry";
 import { resolveEndpoint, Transport } from "./transport";
 import type {
   AccountRecord,
-  DlqSelection,
   DrainOptions,
   DrainResult,
   ResumeByIdsOptions,
-  ResumeOverrides,
   ResumePage,
   SvcClientOptions,
 } from "./types";
@@ -148,10 +147,11 @@ export class SvcClient {
     overrides?: ResumeOverrides,
     cursor?: string,
   ): Promise<ResumePage> {
+    const query = resumeQuery(selection, cursor);
     return this.resumeOnce(
-      selection,
+      query,
+      selection.dlqIds,
       () => this.prepareResume(overrides),
-      cursor,
       { attempts: 0, ambiguous: false },
       OPEN_GATE,
     );
@@ -170,12 +170,14 @@ export class SvcClient {
     overrides?: ResumeOverrides,
     opts: DrainOptions = {},
   ): Promise<DrainResult> {
-    validateSelection(selection);
+    // The selection and the overrides are validated once per drain, not on every page.
+    const query = selectionQuery(selection);
     overrideHeaders(overrides);
     const prepare = this.preparedOnce(overrides);
     return withPartialProgress("drain", () =>
       drainPages(
-        (cursor, state) => this.resumeOnce(selection, prepare, cursor, state, OPEN_GATE, opts.signal),
+        (cursor, state) =>
+          this.resumeOnce(query(cursor), selection.dlqIds, prepare, state, OPEN_GATE, opts.signal),
         opts,
       ),
     );
@@ -194,6 +196,11 @@ export class SvcClient {
     overrides?: ResumeOverrides,
     opts: ResumeByIdsOptions = {},
   ): Promise<DrainResult> {
+    // Every ID is checked once here (a repeat is dropped, not refused); each batch is then a
+    // selection of valid IDs and is not validated again.
+    if (Array.isArray(ids) && ids.length > 0) {
+      throwIfProblems(selectionProblems({ dlqIds: [...new Set(ids)] }, { maxDlqIds: Infinity }));
+    }
     overrideHeaders(overrides);
     const gate: RequestGate =
       opts.maxRequestsPerSecond === undefined
@@ -203,7 +210,15 @@ export class SvcClient {
     return withPartialProgress("resumeByIds", () =>
       resumeBatches(
         ids,
-        (dlqIds, cursor, state) => this.resumeOnce({ dlqIds }, prepare, cursor, state, gate, opts.signal),
+        (dlqIds, cursor, state) =>
+          this.resumeOnce(
+            selectionQuery({ dlqIds }, { trusted: true })(cursor),
+            dlqIds,
+            prepare,
+            state,
+            gate,
+            opts.signal,
+          ),
         opts,
       ),
     );
@@ -241,17 +256,22 @@ export class SvcClient {
     return () => (prepared ??= this.prepareResume(overrides));
   }
 
+  /**
+   * Sends one resume request.
+   *
+   * @param query - the query string, built from a validated selection
+   * @param dlqIds - the request's DLQ IDs, when it selects by ID
+   */
   private async resumeOnce(
-    selection: DlqSelection,
+    query: string,
+    dlqIds: readonly string[] | undefined,
     prepare: () => PreparedResume,
-    cursor: string | undefined,
     state: CallState,
     gate: RequestGate,
     signal?: AbortSignal,
   ): Promise<ResumePage> {
-    const query = resumeQuery(selection, cursor);
     const { endpoint, headers } = prepare();
-    const byIds = selection.dlqIds !== undefined;
+    const byIds = dlqIds !== undefined;
     const { status, json } = await this.runner.run(
       {
         operation: "resume DLQ",
@@ -287,7 +307,7 @@ export class SvcClient {
         cursor: undefined,
         workflowRuns: [],
         ambiguous: true,
-        unconfirmedDlqIds: [...(selection.dlqIds ?? [])],
+        unconfirmedDlqIds: [...(dlqIds ?? [])],
       };
     }
     let page: ResumePage;

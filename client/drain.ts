@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import { DrainError, SvcError } from "./errors";
-import { MAX_RUNS_PER_REQUEST } from "./query";
+import { MAX_RUNS_PER_REQUEST } from "./contract";
 import type { CallState } from "./request";
 import type {
   DrainOptions,
@@ -168,12 +168,8 @@ export async function resumeBatches(
   step: BatchStep,
   opts: Omit<ResumeByIdsOptions, "maxRequestsPerSecond"> = {},
 ): Promise<DrainProgress> {
+  // Each ID's grammar is checked by the caller (`SvcClient.resumeByIds`, contract.ts).
   if (!Array.isArray(ids)) throw new SvcError("SVC_INVALID_ARGUMENT", "`ids` must be an array of strings");
-  ids.forEach((id, i) => {
-    if (typeof id !== "string" || id === "") {
-      throw new SvcError("SVC_INVALID_ARGUMENT", `\`ids[${i}]\` must be a non-empty string`);
-    }
-  });
   checkCount(opts.concurrency, "concurrency", 1);
   const unique = [...new Set(ids)];
   const batches: string[][] = [];

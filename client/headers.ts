@@ -1,12 +1,18 @@
 /**
  * The override headers of a resume request: `Svc-Flow-Control-Key`, `Svc-Flow-Control-Value`
  * and `Svc-Retries`. An override that is not set produces no header at all, so the service
- * keeps the original run's setting.
+ * keeps the original run's setting. The grammar of every value is in `contract.ts`.
  *
  * @packageDocumentation
  */
-import { SvcError } from "./errors";
-import type { FlowControlOverride, ResumeOverrides } from "./types";
+import {
+  flowControlProblems,
+  isSet,
+  retriesProblems,
+  throwIfProblems,
+  type FlowControlOverride,
+  type ResumeOverrides,
+} from "./contract";
 
 /** Header carrying the flow-control key override. */
 export const FLOW_CONTROL_KEY_HEADER = "Svc-Flow-Control-Key";
@@ -15,20 +21,13 @@ export const FLOW_CONTROL_VALUE_HEADER = "Svc-Flow-Control-Value";
 /** Header carrying the retries override. */
 export const RETRIES_HEADER = "Svc-Retries";
 
-function invalid(message: string): SvcError {
-  return new SvcError("SVC_INVALID_ARGUMENT", message);
-}
-
-function describe(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  return String(value);
-}
-
-function positiveInteger(value: unknown, field: string): number {
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
-    throw invalid(`\`${field}\` must be a positive integer; got ${describe(value)}`);
-  }
-  return value;
+/** `Svc-Flow-Control-Value` of a valid override, or `undefined` when it sets no part. */
+function formatFlowControlValue(fc: FlowControlOverride): string | undefined {
+  const parts: string[] = [];
+  if (isSet(fc.parallelism)) parts.push(`parallelism=${fc.parallelism}`);
+  if (isSet(fc.rate)) parts.push(`rate=${fc.rate}`);
+  if (isSet(fc.period)) parts.push(`period=${typeof fc.period === "number" ? `${fc.period}s` : fc.period}`);
+  return parts.length > 0 ? parts.join(", ") : undefined;
 }
 
 /**
@@ -38,75 +37,31 @@ function positiveInteger(value: unknown, field: string): number {
  *
  * @returns the header value, or `undefined` when none of parallelism, rate and period is set
  * (a key-only override sends no value header)
- * @throws SvcError `SVC_INVALID_ARGUMENT` naming the field when a value is invalid, or when
+ * @throws SvcError `SVC_INVALID_ARGUMENT` naming the field when a part is invalid, or when
  * `period` is set without `parallelism` or `rate`
  */
 export function flowControlHeaderValue(fc: FlowControlOverride): string | undefined {
-  const { parallelism, rate, period } = fc;
-  if (parallelism === undefined && rate === undefined && period === undefined) return undefined;
-  if (parallelism === undefined && rate === undefined) {
-    throw invalid(
-      "`flowControl.parallelism` or `flowControl.rate` must be set when `flowControl.period` is set",
-    );
-  }
-  const parts: string[] = [];
-  if (parallelism !== undefined) {
-    parts.push(`parallelism=${positiveInteger(parallelism, "flowControl.parallelism")}`);
-  }
-  if (rate !== undefined) parts.push(`rate=${positiveInteger(rate, "flowControl.rate")}`);
-  if (period !== undefined) {
-    if (typeof period === "number") {
-      parts.push(`period=${positiveInteger(period, "flowControl.period")}s`);
-    } else if (
-      typeof period === "string" &&
-      /^[0-9]+[A-Za-z]*$/.test(period) &&
-      !/^0+[A-Za-z]*$/.test(period)
-    ) {
-      parts.push(`period=${period}`);
-    } else {
-      throw invalid(
-        '`flowControl.period` must be a positive number of seconds or a duration such as "1m"; ' +
-          `got ${describe(period)}`,
-      );
-    }
-  }
-  return parts.join(", ");
+  throwIfProblems(flowControlProblems(fc).filter((p) => p.field !== "flowControl.key" && p.code !== "empty"));
+  return formatFlowControlValue(fc);
 }
 
 /**
  * Builds the override headers of a resume request. Headers of unset overrides are absent.
  *
- * @throws SvcError `SVC_INVALID_ARGUMENT` naming the field when an override is invalid or a
- * `flowControl` override sets nothing
+ * @throws SvcError `SVC_INVALID_ARGUMENT` naming every invalid field, also when a `flowControl`
+ * override sets nothing
  */
 export function overrideHeaders(o?: ResumeOverrides): Record<string, string> {
   const headers: Record<string, string> = {};
-  if (o === undefined) return headers;
-  if (o.flowControl !== undefined) {
-    const fc = o.flowControl;
-    if (fc === null || typeof fc !== "object") throw invalid("`flowControl` must be an object");
-    if (fc.key !== undefined) {
-      // Printable ASCII without leading/trailing space: anything else cannot travel in a header.
-      if (typeof fc.key !== "string" || !/^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(fc.key)) {
-        throw invalid(
-          `\`flowControl.key\` must be a non-empty printable ASCII string; got ${describe(fc.key)}`,
-        );
-      }
-      headers[FLOW_CONTROL_KEY_HEADER] = fc.key;
-    }
-    const value = flowControlHeaderValue(fc);
+  if (!isSet(o)) return headers;
+  const overrides = o as ResumeOverrides;
+  throwIfProblems([...flowControlProblems(overrides.flowControl), ...retriesProblems(overrides.retries)]);
+  const fc = overrides.flowControl;
+  if (fc !== undefined && fc !== null) {
+    if (isSet(fc.key)) headers[FLOW_CONTROL_KEY_HEADER] = fc.key as string;
+    const value = formatFlowControlValue(fc);
     if (value !== undefined) headers[FLOW_CONTROL_VALUE_HEADER] = value;
-    if (fc.key === undefined && value === undefined) {
-      throw invalid(
-        "`flowControl` override is empty: set `key`, `parallelism` or `rate` (or omit `flowControl`)",
-      );
-    }
   }
-  if (o.retries !== undefined) {
-    if (typeof o.retries !== "number" || !Number.isSafeInteger(o.retries) || o.retries < 0) {
-      throw invalid(`\`retries\` must be a non-negative integer; got ${describe(o.retries)}`);
-    }
-    headers[RETRIES_HEADER] = String(o.retries);
-  }
+  if (isSet(overrides.retries)) headers[RETRIES_HEADER] = String(overrides.retries);
   return headers;
 }

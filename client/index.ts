@@ -16,20 +16,44 @@ export {
 export { validateAccountRecord, validateResumePage } from "./validate";
 export { DEFAULT_RETRY_POLICY, parseRetryAfter, parseRateLimitReset } from "./retry";
 export { isLoopbackHost } from "./transport";
-export { MAX_RUNS_PER_REQUEST } from "./query";
+export {
+  DURATION_UNITS,
+  FILTER_FIELDS,
+  FLOW_CONTROL_FIELDS,
+  MAX_FLOW_CONTROL_KEY_LENGTH,
+  MAX_HEADER_INTEGER,
+  MAX_PERIOD,
+  MAX_RUNS_PER_REQUEST,
+  SELECTION_FIELDS,
+  SELECTION_FIELD_KINDS,
+  flowControlProblems,
+  retriesProblems,
+  selectionProblems,
+} from "./contract";
+export type {
+  DlqSelection,
+  FilterField,
+  FlowControlOverride,
+  Problem,
+  ProblemCode,
+  ProblemOptions,
+  ResumeOverrides,
+  SelectionField,
+  SelectionProblemOptions,
+} from "./contract";
+export { resumeQuery } from "./query";
+export { show, typeName } from "./show";
+export type { ShowOptions } from "./show";
 export { DEFAULT_MAX_EMPTY_PAGES, DEFAULT_CONCURRENCY } from "./drain";
 export type {
   AccountRecord,
-  DlqSelection,
   DrainOptions,
   DrainPageEvent,
   DrainProgress,
   DrainResult,
-  FlowControlOverride,
   ResumeBatchEvent,
   ResumeByIdsOptions,
   ResumedRun,
-  ResumeOverrides,
   ResumePage,
   RetryEvent,
   RetryPolicy,

@@ -1,65 +1,70 @@
 /**
  * The query string of a resume request. All request fields travel in the query (the request
- * has no body); arrays repeat the parameter (`?dlqIds=a&dlqIds=b`).
+ * has no body); arrays repeat the parameter (`?dlqIds=a&dlqIds=b`). The grammar of every field
+ * is in `contract.ts`.
  *
  * @packageDocumentation
  */
 import { SvcError } from "./errors";
-import type { DlqSelection } from "./types";
-
-/** The service resumes at most this many runs per request (spec section 8). */
-export const MAX_RUNS_PER_REQUEST = 50;
-
-/** Message used when `dlqIds` is an empty array. */
-export const EMPTY_DLQ_IDS_MESSAGE =
-  "`dlqIds` is empty: to target every entry, say so explicitly (omit `dlqIds` and the filters)";
-
-function invalid(message: string): SvcError {
-  return new SvcError("SVC_INVALID_ARGUMENT", message);
-}
-
-function checkTimestamp(value: unknown, field: string): void {
-  if (value !== undefined && (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0)) {
-    throw invalid(`\`${field}\` must be a non-negative integer (unix milliseconds); got ${typeof value}`);
-  }
-}
-
-function checkText(value: unknown, field: string): void {
-  if (value !== undefined && (typeof value !== "string" || value === "")) {
-    throw invalid(`\`${field}\` must be a non-empty string`);
-  }
-}
+import {
+  SELECTION_FIELDS,
+  SELECTION_FIELD_KINDS,
+  isSet,
+  selectionProblems,
+  throwIfProblems,
+  type DlqSelection,
+} from "./contract";
 
 /**
  * Validates a selection before anything is sent.
  *
- * @throws SvcError `SVC_INVALID_ARGUMENT` for an empty `dlqIds` array, more than
- * {@link MAX_RUNS_PER_REQUEST} IDs, a non-string ID, a bad timestamp, or `fromDate > toDate`
+ * @throws SvcError `SVC_INVALID_ARGUMENT` for an empty `dlqIds` array, more than 50 IDs, a
+ * malformed ID, timestamp or text, or `fromDate > toDate` (every problem in one message)
  */
 export function validateSelection(selection: DlqSelection): void {
-  if (selection === null || typeof selection !== "object") throw invalid("the selection must be an object");
-  const { dlqIds, fromDate, toDate, workflowUrl, workflowRunId, workflowCreatedAt } = selection;
-  if (dlqIds !== undefined) {
-    if (!Array.isArray(dlqIds)) throw invalid("`dlqIds` must be an array of strings");
-    if (dlqIds.length === 0) throw invalid(EMPTY_DLQ_IDS_MESSAGE);
-    if (dlqIds.length > MAX_RUNS_PER_REQUEST) {
-      throw invalid(
-        `\`dlqIds\` has ${dlqIds.length} IDs; one request takes at most ${MAX_RUNS_PER_REQUEST} ` +
-          "(use resumeByIds to send them in batches)",
-      );
-    }
-    dlqIds.forEach((id, i) => {
-      if (typeof id !== "string" || id === "") throw invalid(`\`dlqIds[${i}]\` must be a non-empty string`);
-    });
+  throwIfProblems(selectionProblems(selection));
+}
+
+/**
+ * The query string of a selection that is already valid, with a cursor appended: the query
+ * builders below validate once, then call this for every page.
+ */
+function encodeQuery(selection: DlqSelection, cursor: string | undefined): string {
+  const q = new URLSearchParams();
+  for (const field of SELECTION_FIELDS) {
+    const value = selection[field];
+    if (!isSet(value)) continue;
+    if (SELECTION_FIELD_KINDS[field] === "ids") for (const id of value as string[]) q.append(field, id);
+    else q.append(field, String(value));
   }
-  checkTimestamp(fromDate, "fromDate");
-  checkTimestamp(toDate, "toDate");
-  checkTimestamp(workflowCreatedAt, "workflowCreatedAt");
-  if (fromDate !== undefined && toDate !== undefined && fromDate > toDate) {
-    throw invalid("`fromDate` is after `toDate`: the selection would match nothing");
+  if (cursor !== undefined && cursor !== "") q.append("cursor", cursor);
+  const text = q.toString();
+  return text === "" ? "" : `?${text}`;
+}
+
+function checkCursor(cursor: unknown): void {
+  if (cursor !== undefined && typeof cursor !== "string") {
+    throw new SvcError("SVC_INVALID_ARGUMENT", "`cursor` must be a string");
   }
-  checkText(workflowUrl, "workflowUrl");
-  checkText(workflowRunId, "workflowRunId");
+}
+
+/**
+ * Validates a selection once and returns the builder of its query string for each page.
+ *
+ * @param selection - the selection
+ * @param options - `trusted: true` for a selection built from values already validated (a
+ * batch of a checked `dlqIds` list): it is not validated again
+ * @throws SvcError `SVC_INVALID_ARGUMENT` as {@link validateSelection}
+ */
+export function selectionQuery(
+  selection: DlqSelection,
+  options: { trusted?: boolean } = {},
+): (cursor?: string) => string {
+  if (options.trusted !== true) validateSelection(selection);
+  return (cursor) => {
+    checkCursor(cursor);
+    return encodeQuery(selection, cursor);
+  };
 }
 
 /**
@@ -69,17 +74,5 @@ export function validateSelection(selection: DlqSelection): void {
  * @param cursor - cursor from the previous page; `undefined` or `""` starts from the beginning
  */
 export function resumeQuery(selection: DlqSelection, cursor?: string): string {
-  validateSelection(selection);
-  if (cursor !== undefined && typeof cursor !== "string") throw invalid("`cursor` must be a string");
-  const q = new URLSearchParams();
-  for (const id of selection.dlqIds ?? []) q.append("dlqIds", id);
-  if (selection.fromDate !== undefined) q.append("fromDate", String(selection.fromDate));
-  if (selection.toDate !== undefined) q.append("toDate", String(selection.toDate));
-  if (selection.workflowUrl !== undefined) q.append("workflowUrl", selection.workflowUrl);
-  if (selection.workflowRunId !== undefined) q.append("workflowRunId", selection.workflowRunId);
-  if (selection.workflowCreatedAt !== undefined)
-    q.append("workflowCreatedAt", String(selection.workflowCreatedAt));
-  if (cursor !== undefined && cursor !== "") q.append("cursor", cursor);
-  const text = q.toString();
-  return text === "" ? "" : `?${text}`;
+  return selectionQuery(selection)(cursor);
 }

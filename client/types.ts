@@ -1,6 +1,7 @@
 /**
- * Public data types of the svc client: options, request selections, overrides and the
- * shapes the service returns. Behaviour lives in the other files of this folder.
+ * Public data types of the svc client: options and the shapes the service returns. The request
+ * side (selections, overrides) is in `contract.ts`, with its grammar. Behaviour lives in the
+ * other files of this folder.
  *
  * @packageDocumentation
  */
@@ -77,45 +78,6 @@ export interface SvcClientOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Current time in unix milliseconds. Default `Date.now`. */
   now?: () => number;
-}
-
-/**
- * Which DLQ entries a resume request targets. All fields are optional; an empty selection
- * targets every entry in the DLQ. The service ignores the filters when `dlqIds` is given.
- */
-export interface DlqSelection {
-  /** Exact DLQ IDs, 1 to 50 per request. An empty array is refused. */
-  dlqIds?: string[];
-  /** Runs that failed at or after this time, unix milliseconds (inclusive). */
-  fromDate?: number;
-  /** Runs that failed at or before this time, unix milliseconds (inclusive). */
-  toDate?: number;
-  /** Runs whose workflow URL matches this value. */
-  workflowUrl?: string;
-  /** Runs whose run ID equals or starts with this value. */
-  workflowRunId?: string;
-  /** Runs created at this time, unix milliseconds. */
-  workflowCreatedAt?: number;
-}
-
-/** Flow-control override of the resumed runs. */
-export interface FlowControlOverride {
-  /** Sent as `Svc-Flow-Control-Key`. */
-  key?: string;
-  /** Positive integer; part of `Svc-Flow-Control-Value`. */
-  parallelism?: number;
-  /** Positive integer; part of `Svc-Flow-Control-Value`. */
-  rate?: number;
-  /** Seconds as a positive integer (sent as `"<n>s"`), or a duration string such as `"1m"`. */
-  period?: number | string;
-}
-
-/** Overrides applied to the resumed runs; an unset override keeps the original run's setting. */
-export interface ResumeOverrides {
-  /** Flow-control override. */
-  flowControl?: FlowControlOverride;
-  /** Retries for the steps of the resumed runs; non-negative integer, sent as `Svc-Retries`. */
-  retries?: number;
 }
 
 /** A workflow run created by a resume. */

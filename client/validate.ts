@@ -6,7 +6,8 @@
  * @packageDocumentation
  */
 import { SvcError } from "./errors";
-import { REDACTED, Redactor } from "./redact";
+import { Redactor } from "./redact";
+import { show, typeName } from "./show";
 import type { AccountRecord, ResumedRun, ResumePage } from "./types";
 
 /** Operation named in account-record validation messages. */
@@ -53,24 +54,8 @@ const ACCOUNT_FIELDS: ReadonlyArray<readonly [keyof AccountRecord, Kind]> = [
 /** Fields whose values must never appear in a message. */
 const SECRET_FIELDS: ReadonlySet<string> = new Set(["password", "token"]);
 
-/** JSON-ish type name of a value, for messages. */
-export function typeName(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
-  return typeof value;
-}
-
 function shown(value: unknown, secret: boolean): string {
-  if (value === undefined) return "nothing (field missing)";
-  if (secret) return `${REDACTED} (${typeName(value)})`;
-  let text: string;
-  try {
-    text = JSON.stringify(value) ?? String(value);
-  } catch {
-    text = String(value);
-  }
-  if (text.length > 40) text = `${text.slice(0, 40)}…`;
-  return `${text} (${typeName(value)})`;
+  return show(value, { withType: true, secret });
 }
 
 function kindText(kind: Kind): string {

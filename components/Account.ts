@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { lazyProvider } from "./lazyProvider";
 import { ACCOUNT_FIELDS, SECRET_ACCOUNT_OUTPUTS } from "./accountFields";
+import { ACCOUNT_TYPE } from "./tokens";
 
 /**
  * The arguments of {@link Account}. Every one is optional: each falls back to stack
@@ -38,7 +39,7 @@ export interface AccountArgs {
  */
 export class Account extends pulumi.dynamic.Resource {
   /** The type token, for policies (`validateResourceOfType`). */
-  public static readonly __pulumiType = "pulumi-nodejs:dynamic/svc:Account";
+  public static readonly __pulumiType = ACCOUNT_TYPE;
 
   declare public readonly customerId: pulumi.Output<string>;
   declare public readonly accountId: pulumi.Output<string>;

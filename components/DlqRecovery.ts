@@ -1,17 +1,27 @@
 import * as pulumi from "@pulumi/pulumi";
+import type { DlqSelection, FlowControlOverride } from "../client";
 import { lazyProvider } from "./lazyProvider";
+import { DLQ_RECOVERY_TYPE } from "./tokens";
 
-/** Flow-control override of the resumed runs: `Svc-Flow-Control-Key` and `Svc-Flow-Control-Value`. */
-export interface FlowControlArgs {
-  /** Flow-control key of the resumed runs. */
-  key?: pulumi.Input<string>;
-  /** Runs in parallel per key (a positive integer). */
-  parallelism?: pulumi.Input<number>;
-  /** Runs started per `period` (a positive integer). */
-  rate?: pulumi.Input<number>;
-  /** Period of `rate`: seconds, or a duration such as "1m". Needs `parallelism` or `rate`. */
-  period?: pulumi.Input<number | string>;
-}
+/**
+ * Flow-control override of the resumed runs: `Svc-Flow-Control-Key` and
+ * `Svc-Flow-Control-Value`. The fields and their grammar are the client's `FlowControlOverride`
+ * (README, "Wire grammar"): a key of visible ASCII without spaces, positive integers, a
+ * period of whole seconds or `"1m"`; `period` needs `parallelism` or `rate`.
+ */
+export type FlowControlArgs = {
+  [K in keyof FlowControlOverride]?: pulumi.Input<NonNullable<FlowControlOverride[K]>>;
+};
+
+/** A selection field as a resource argument: any value may be an Output, and so may each DLQ ID. */
+type SelectionArg<T> = T extends (infer E)[] ? pulumi.Input<pulumi.Input<E>[]> : pulumi.Input<T>;
+
+/**
+ * The selection arguments of {@link DlqRecovery}: the fields of the client's `DlqSelection`
+ * (`dlqIds`, `fromDate`, `toDate`, `workflowUrl`, `workflowRunId`, `workflowCreatedAt`; times in
+ * unix milliseconds).
+ */
+export type DlqSelectionArgs = { [K in keyof DlqSelection]?: SelectionArg<NonNullable<DlqSelection[K]>> };
 
 /**
  * The arguments of {@link DlqRecovery}.
@@ -24,19 +34,7 @@ export interface FlowControlArgs {
  * Connection: `baseUrl` → stack config `svc:baseUrl` → `SVC_BASE_URL`; `token` → stack
  * config `svc:token` (secret) → `SVC_TOKEN`.
  */
-export interface DlqRecoveryArgs {
-  /** DLQ IDs of the failed runs to resume. */
-  dlqIds?: pulumi.Input<pulumi.Input<string>[]>;
-  /** Resume runs that failed on or after this time (unix milliseconds). */
-  fromDate?: pulumi.Input<number>;
-  /** Resume runs that failed on or before this time (unix milliseconds). */
-  toDate?: pulumi.Input<number>;
-  /** Resume runs of this workflow URL. */
-  workflowUrl?: pulumi.Input<string>;
-  /** Resume runs whose run ID is this, or starts with it. */
-  workflowRunId?: pulumi.Input<string>;
-  /** Resume runs created at this time (unix milliseconds). */
-  workflowCreatedAt?: pulumi.Input<number>;
+export interface DlqRecoveryArgs extends DlqSelectionArgs {
   /** Resume every entry in the DLQ. Required to mean "everything": an empty selection is refused. */
   all?: pulumi.Input<boolean>;
   /** Flow-control override; when unset, the runs keep their original flow control. */
@@ -88,7 +86,7 @@ export interface ResumedRunOutput {
  */
 export class DlqRecovery extends pulumi.dynamic.Resource {
   /** The type token, for policies (`validateResourceOfType`). */
-  public static readonly __pulumiType = "pulumi-nodejs:dynamic/svc:DlqRecovery";
+  public static readonly __pulumiType = DLQ_RECOVERY_TYPE;
 
   /** Runs resumed with known new run IDs. */
   declare public readonly resumedCount: pulumi.Output<number>;

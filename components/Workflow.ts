@@ -7,37 +7,36 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import {
+  FLOW_CONTROL_FIELDS,
   FLOW_CONTROL_KEY_HEADER,
   FLOW_CONTROL_VALUE_HEADER,
   RETRIES_HEADER,
   flowControlHeaderValue,
-} from "../client/headers";
+  flowControlProblems,
+  retriesProblems,
+  type FlowControlOverride,
+} from "../client";
 import { parseDuration } from "./duration";
-import { show } from "./providers/common";
-
-/** The type token of {@link Workflow}. */
-export const WORKFLOW_TYPE = "svc:index:Workflow";
+import { show } from "./messages";
+import { WORKFLOW_TYPE } from "./tokens";
 
 /** Header carrying the delay of a triggered workflow run, e.g. `"600s"`. */
 export const DELAY_HEADER = "Svc-Delay";
 
-/** Flow control of a {@link Workflow}: runs with the same key share the parallelism and rate. */
-export interface WorkflowFlowControlArgs {
-  /** Flow-control key, sent as `Svc-Flow-Control-Key`: printable ASCII, no leading or trailing space. */
-  key: pulumi.Input<string>;
-  /** Runs in parallel per key: a positive integer. At most the account's `max_parallelism`. */
-  parallelism?: pulumi.Input<number>;
-  /** Runs started per `period`: a positive integer. */
-  rate?: pulumi.Input<number>;
-  /** Period of `rate`: positive whole seconds, or a duration such as `"1m"`. Default: one second. */
-  period?: pulumi.Input<number | string>;
-}
+/**
+ * Flow control of a {@link Workflow}: runs with the same key share the parallelism and rate.
+ * The fields and their grammar are those of the override headers (`FlowControlOverride`); a
+ * Workflow requires the `key`, and `parallelism` or `rate`.
+ */
+export type WorkflowFlowControlArgs = {
+  [K in keyof FlowControlOverride]?: pulumi.Input<NonNullable<FlowControlOverride[K]>>;
+} & { key: pulumi.Input<string> };
 
 /** The arguments of {@link Workflow}. */
 export interface WorkflowArgs {
   /** The workflow's endpoint: an `http://` or `https://` URL. */
   url: pulumi.Input<string>;
-  /** Retries of a failed step: a non-negative integer, sent as `Svc-Retries`. At most `max_retries`. */
+  /** Retries of a failed step: an integer 0 to 2,147,483,647, sent as `Svc-Retries`. At most `max_retries`. */
   retries?: pulumi.Input<number>;
   /**
    * Delay before a triggered run starts: whole seconds, or a duration such as `"10m"` (units
@@ -48,22 +47,10 @@ export interface WorkflowArgs {
   flowControl?: pulumi.Input<WorkflowFlowControlArgs>;
 }
 
-/** The resolved flow control of a {@link Workflow}, as its `flowControl` output. */
-export interface WorkflowFlowControl {
-  /** The flow-control key. */
-  key: string;
-  /** Runs in parallel per key, when set. */
-  parallelism?: number;
-  /** Runs started per `period`, when set. */
-  rate?: number;
-  /** The period of `rate` as given (seconds or a duration string), when set. */
-  period?: number | string;
-}
+/** The resolved flow control of a {@link Workflow}, as its `flowControl` output (only the fields that are set). */
+export type WorkflowFlowControl = FlowControlOverride & { key: string };
 
 const ARGUMENTS = ["url", "retries", "delay", "flowControl"] as const;
-const FLOW_CONTROL_ARGUMENTS = ["key", "parallelism", "rate", "period"] as const;
-/** What the client accepts in a header value: printable ASCII without leading or trailing space. */
-const HEADER_TEXT = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/;
 
 /** True for a value that is not known while the constructor runs (an Output or a promise). */
 function isLate(v: unknown): boolean {
@@ -89,76 +76,46 @@ function urlProblem(v: unknown): string | undefined {
     : `\`url\` must be an http(s) URL such as "https://example.com/api/workflow"; got ${show(v)}.`;
 }
 
-function retriesProblem(v: unknown): string | undefined {
-  if (v === undefined || v === null) return undefined;
-  return typeof v === "number" && Number.isSafeInteger(v) && v >= 0
-    ? undefined
-    : `\`retries\` must be a non-negative integer; got ${show(v)}.`;
+/** `retries`: the grammar of `Svc-Retries`. */
+function retriesMessages(v: unknown): string[] {
+  return retriesProblems(v).map((p) => p.message);
 }
 
-function delayProblem(v: unknown): string | undefined {
-  if (v === undefined || v === null) return undefined;
-  return parseDuration(v) !== undefined
-    ? undefined
-    : '`delay` must be a non-negative whole number of seconds or a duration such as "10m" ' +
-        `(units s, m, h, d); got ${show(v)}.`;
-}
-
-function positiveIntegerProblem(field: string, v: unknown): string | undefined {
-  if (v === undefined || v === null) return undefined;
-  return typeof v === "number" && Number.isSafeInteger(v) && v >= 1
-    ? undefined
-    : `\`${field}\` must be a positive integer; got ${show(v)}.`;
-}
-
-function periodProblem(v: unknown): string | undefined {
-  if (v === undefined || v === null) return undefined;
-  const seconds = parseDuration(v);
-  return seconds !== undefined && seconds > 0
-    ? undefined
-    : '`flowControl.period` must be a positive whole number of seconds or a duration such as "1m" ' +
-        `(units s, m, h, d); got ${show(v)}.`;
+/** `delay`: this component's own field (`Svc-Delay`), in the duration grammar of `duration.ts`. */
+function delayMessages(v: unknown): string[] {
+  if (v === undefined || v === null || parseDuration(v) !== undefined) return [];
+  return [
+    '`delay` must be a non-negative whole number of seconds or a duration such as "10m" ' +
+      `(units s, m, h, d); got ${show(v)}.`,
+  ];
 }
 
 /**
- * The problems of a flow-control argument whose fields are known (late fields are skipped).
+ * The problems of a flow-control argument whose fields are known (late fields are skipped): the
+ * grammar of the flow-control headers, then this component's own rules (a known set of fields,
+ * a `key`, and `parallelism` or `rate`).
  *
  * @param fc - the `flowControl` argument
  * @param partial - true when some fields are not known yet: the "parallelism or rate" rule is
- * then only checked when both are known
+ * then only checked when they resolve
  */
-function flowControlProblems(fc: unknown, partial = false): string[] {
+function flowControlMessages(fc: unknown, partial: boolean): string[] {
   if (fc === undefined || fc === null) return [];
-  if (typeof fc !== "object" || Array.isArray(fc)) {
-    return [`\`flowControl\` must be an object such as { key: "orders", parallelism: 5 }; got ${show(fc)}.`];
-  }
+  const grammar = flowControlProblems(fc, { isPending: isLate });
+  if (typeof fc !== "object" || Array.isArray(fc)) return grammar.map((p) => p.message);
   const o = fc as Record<string, unknown>;
-  const known = (k: string): boolean => !isLate(o[k]);
+  const unset = (k: string): boolean => !isLate(o[k]) && (o[k] === undefined || o[k] === null);
   const problems: string[] = [];
   for (const k of Object.keys(o)) {
-    if (!(FLOW_CONTROL_ARGUMENTS as readonly string[]).includes(k)) {
+    if (!(FLOW_CONTROL_FIELDS as readonly string[]).includes(k)) {
       problems.push(
-        `\`flowControl.${k}\` is not an argument of Workflow; expected ${FLOW_CONTROL_ARGUMENTS.join(", ")}.`,
+        `\`flowControl.${k}\` is not an argument of Workflow; expected ${FLOW_CONTROL_FIELDS.join(", ")}.`,
       );
     }
   }
-  if (known("key")) {
-    const key = o.key;
-    if (key === undefined || key === null) problems.push("`flowControl.key` is required.");
-    else if (typeof key !== "string" || !HEADER_TEXT.test(key)) {
-      problems.push(
-        "`flowControl.key` must be a non-empty string of printable ASCII without leading or trailing " +
-          `spaces; got ${show(key)}.`,
-      );
-    }
-  }
-  for (const k of ["parallelism", "rate"]) {
-    const p = known(k) ? positiveIntegerProblem(`flowControl.${k}`, o[k]) : undefined;
-    if (p) problems.push(p);
-  }
-  const period = known("period") ? periodProblem(o.period) : undefined;
-  if (period) problems.push(period);
-  const unset = (k: string): boolean => known(k) && (o[k] === undefined || o[k] === null);
+  if (unset("key")) problems.push("`flowControl.key` is required.");
+  // "Sets nothing" and "period without a limit" are covered by the stricter rule below.
+  problems.push(...grammar.filter((p) => p.code === "invalid").map((p) => p.message));
   if (!partial && unset("parallelism") && unset("rate")) {
     problems.push("`flowControl` must set `parallelism` or `rate` (or both); it sets neither.");
   }
@@ -184,18 +141,16 @@ export function workflowArgProblems(args: unknown): string[] {
       problems.push(`\`${k}\` is not an argument of Workflow; expected ${ARGUMENTS.join(", ")}.`);
     }
   }
-  const check = (k: string, f: (v: unknown) => string | undefined): void => {
-    if (isLate(a[k])) return;
-    const p = f(a[k]);
+  if (!isLate(a.url)) {
+    const p = urlProblem(a.url);
     if (p) problems.push(p);
-  };
-  check("url", urlProblem);
-  check("retries", retriesProblem);
-  check("delay", delayProblem);
+  }
+  if (!isLate(a.retries)) problems.push(...retriesMessages(a.retries));
+  if (!isLate(a.delay)) problems.push(...delayMessages(a.delay));
   if (!isLate(a.flowControl)) {
-    const fc = a.flowControl as Record<string, unknown> | undefined;
+    const fc = a.flowControl;
     const partial = fc !== null && typeof fc === "object" && Object.values(fc).some(isLate);
-    problems.push(...flowControlProblems(fc, partial));
+    problems.push(...flowControlMessages(fc, partial));
   }
   return problems;
 }
@@ -286,23 +241,19 @@ export class Workflow extends pulumi.ComponentResource {
         throw new pulumi.ResourceError(`Workflow \`${name}\`: ${late.join(" ")}`, this, true);
       return v;
     };
-    const one =
-      (f: (v: unknown) => string | undefined) =>
-      (v: unknown): string[] => {
-        const p = f(v);
-        return p ? [p] : [];
-      };
+    const urlMessages = (v: unknown): string[] => {
+      const p = urlProblem(v);
+      return p ? [p] : [];
+    };
 
-    this.url = pulumi.output(args.url).apply((v) => checked(one(urlProblem), v));
-    this.retries = pulumi.output(args.retries).apply((v) => checked(one(retriesProblem), v ?? undefined));
+    this.url = pulumi.output(args.url).apply((v) => checked(urlMessages, v));
+    this.retries = pulumi.output(args.retries).apply((v) => checked(retriesMessages, v ?? undefined));
     this.delaySeconds = pulumi
       .output(args.delay)
-      .apply((v) =>
-        v === undefined || v === null ? undefined : parseDuration(checked(one(delayProblem), v)),
-      );
+      .apply((v) => (v === undefined || v === null ? undefined : parseDuration(checked(delayMessages, v))));
     this.flowControl = pulumi.output(args.flowControl).apply((v) => {
       if (v === undefined || v === null) return undefined;
-      checked((x) => flowControlProblems(x), v);
+      checked((x) => flowControlMessages(x, false), v);
       const fc: WorkflowFlowControl = { key: v.key };
       if (v.parallelism !== undefined && v.parallelism !== null) fc.parallelism = v.parallelism;
       if (v.rate !== undefined && v.rate !== null) fc.rate = v.rate;

@@ -10,10 +10,11 @@
  * | resume API URL | `baseUrl` | `svc:baseUrl` | `SVC_BASE_URL` |
  * | token | `token` | `svc:token` (secret) | `SVC_TOKEN` |
  *
- * Providers read stack config through `configure` (the engine hands the stack's config,
- * secrets decrypted, to the provider process) and the environment of the provider
- * process, so config and environment values are never written into state. Resource
- * inputs given as plain strings are wrapped as secrets by the components.
+ * Providers build a {@link Settings} value in `configure` (the engine hands the stack's config,
+ * secrets decrypted, to the provider process) from that config and the provider process's
+ * environment, and pass it where a setting is looked up: nothing here is module state, so
+ * config and environment values are never written into state. Resource inputs given as plain
+ * strings are wrapped as secrets by the components.
  */
 
 /** Reads stack config keys such as `svc:token`. */
@@ -31,7 +32,7 @@ export interface SettingSource {
   env: string;
 }
 
-/** The settings and their sources. */
+/** The settings and their sources: the one list of them. */
 export const SETTINGS = {
   accountApiUrl: { input: "accountApiUrl", config: "svc:accountApiUrl", env: "SVC_ACCOUNT_API_URL" },
   username: { input: "username", config: "svc:username", env: "SVC_USERNAME" },
@@ -42,6 +43,15 @@ export const SETTINGS = {
 
 /** Name of a connection setting. */
 export type SettingName = keyof typeof SETTINGS;
+
+/** The settings of the account API (`Account`, the policy pack, DlqRecovery's rate default). */
+export const ACCOUNT_SETTINGS = [
+  "accountApiUrl",
+  "username",
+  "password",
+] as const satisfies readonly SettingName[];
+/** The settings of the resume API (`DlqRecovery`). */
+export const RESUME_SETTINGS = ["baseUrl", "token"] as const satisfies readonly SettingName[];
 
 /** Where a resolved value came from, for messages: e.g. "stack config `svc:token`". */
 export type SettingOrigin = string;
@@ -67,13 +77,6 @@ export function describeSources(name: SettingName): string {
   return `set the input \`${s.input}\`, the stack config \`${s.config}\` or the environment variable \`${s.env}\``;
 }
 
-let stackConfig: StackConfigReader | undefined;
-
-/** Called from a provider's `configure`: remembers the stack config for this process. */
-export function setStackConfig(config: StackConfigReader | undefined): void {
-  stackConfig = config;
-}
-
 /** A value and where it came from. */
 export interface Resolved {
   value: string;
@@ -87,8 +90,8 @@ export interface Resolved {
 export function resolveSetting(
   name: SettingName,
   input: string | undefined,
-  env: NodeJS.ProcessEnv = process.env,
-  config: StackConfigReader | undefined = stackConfig,
+  env: NodeJS.ProcessEnv,
+  config: StackConfigReader | undefined,
 ): Resolved | undefined {
   const s = SETTINGS[name];
   if (typeof input === "string" && input !== "") return { value: input, origin: `input \`${s.input}\`` };
@@ -108,8 +111,8 @@ export function resolveSettings<N extends SettingName>(
   names: readonly N[],
   inputs: Partial<Record<N, string | undefined>>,
   context: string,
-  env: NodeJS.ProcessEnv = process.env,
-  config: StackConfigReader | undefined = stackConfig,
+  env: NodeJS.ProcessEnv,
+  config: StackConfigReader | undefined,
 ): Record<N, Resolved> {
   const out = {} as Record<N, Resolved>;
   const missing: N[] = [];
@@ -120,4 +123,38 @@ export function resolveSettings<N extends SettingName>(
   }
   if (missing.length > 0) throw new MissingSettingError(missing, context);
   return out;
+}
+
+/**
+ * The sources of settings besides a resource's inputs: the stack config and the environment.
+ * An immutable value: a provider builds a new one in `configure` and passes it where a setting
+ * is looked up.
+ */
+export class Settings {
+  /**
+   * @param env - the environment (of the provider or policy-pack process)
+   * @param config - the stack config; `undefined` before `configure`
+   */
+  constructor(
+    readonly env: NodeJS.ProcessEnv,
+    readonly config?: StackConfigReader,
+  ) {}
+
+  /** One setting from the input, the stack config or the environment; undefined when none has it. */
+  get(name: SettingName, input?: string): Resolved | undefined {
+    return resolveSetting(name, input, this.env, this.config);
+  }
+
+  /**
+   * Several settings at once.
+   *
+   * @throws MissingSettingError naming every missing setting and its sources
+   */
+  require<N extends SettingName>(
+    names: readonly N[],
+    inputs: Partial<Record<N, string | undefined>>,
+    context: string,
+  ): Record<N, Resolved> {
+    return resolveSettings(names, inputs, context, this.env, this.config);
+  }
 }

@@ -1,13 +1,13 @@
 /**
- * Durations as the svc service writes them: a whole number of seconds, or a string of digits
- * followed by one unit, `s` (seconds), `m` (minutes), `h` (hours) or `d` (days), such as `"10m"`.
- * Shared by {@link Workflow} (its `delay` and `flowControl.period`) and the policy pack.
+ * The grammar of a `Workflow`'s `delay` (the `Svc-Delay` header an application sends): a whole
+ * number of seconds, or a string of digits followed by one unit, `s` (seconds), `m` (minutes),
+ * `h` (hours) or `d` (days), such as `"10m"`; and durations written for messages. Shared by
+ * `Workflow` and the policy pack. The units are the service's ({@link DURATION_UNITS}, in the
+ * client's wire contract, which also holds the stricter grammar of `flowControl.period`).
  *
  * @packageDocumentation
  */
-
-/** Seconds per duration unit. */
-export const DURATION_UNITS: Readonly<Record<string, number>> = { s: 1, m: 60, h: 3_600, d: 86_400 };
+import { DURATION_UNITS } from "../client";
 
 /** The form a duration string must have: digits and one unit. */
 const DURATION_PATTERN = /^([0-9]+)([smhd])$/;
@@ -27,7 +27,7 @@ export function parseDuration(value: unknown): number | undefined {
   if (typeof value !== "string") return undefined;
   const match = DURATION_PATTERN.exec(value);
   if (match === null) return undefined;
-  const seconds = Number(match[1]) * DURATION_UNITS[match[2]];
+  const seconds = Number(match[1]) * DURATION_UNITS[match[2] as keyof typeof DURATION_UNITS];
   return Number.isSafeInteger(seconds) ? seconds : undefined;
 }
 
@@ -39,7 +39,7 @@ export function parseDuration(value: unknown): number | undefined {
  */
 export function formatDuration(seconds: number): string {
   if (!Number.isSafeInteger(seconds) || seconds <= 0) return `${seconds}s`;
-  for (const unit of ["d", "h", "m"]) {
+  for (const unit of ["d", "h", "m"] as const) {
     if (seconds % DURATION_UNITS[unit] === 0) return `${seconds / DURATION_UNITS[unit]}${unit}`;
   }
   return `${seconds}s`;

@@ -1,5 +1,6 @@
 /**
- * Pulumi components for the svc durable-workflow queue service.
+ * Pulumi components for the svc durable-workflow queue service: the public API of the package
+ * (`pulumi-svc`). Everything else in `components/` is internal.
  *
  * @packageDocumentation
  */
@@ -9,6 +10,8 @@ export { ACCOUNT_FIELDS } from "./accountFields";
 export type { AccountOutputName, AccountRecordField } from "./accountFields";
 export { SETTINGS as CONNECTION_SETTINGS } from "./connection";
 export { DlqRecovery } from "./DlqRecovery";
-export type { DlqRecoveryArgs, FlowControlArgs, ResumedRunOutput } from "./DlqRecovery";
-export * from "./Workflow";
+export type { DlqRecoveryArgs, DlqSelectionArgs, FlowControlArgs, ResumedRunOutput } from "./DlqRecovery";
+export { Workflow, DELAY_HEADER } from "./Workflow";
+export type { WorkflowArgs, WorkflowFlowControl, WorkflowFlowControlArgs } from "./Workflow";
+export { ACCOUNT_TYPE, DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "./tokens";
 export { parseDuration, formatDuration } from "./duration";

@@ -10,7 +10,7 @@
  * @packageDocumentation
  */
 import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
-import { SETTINGS } from "../components/connection";
+import { ACCOUNT_SETTINGS, SETTINGS } from "../components/connection";
 import type { LimitsContext, RunNotes } from "./context";
 import type { LiveAccountResult } from "./liveAccount";
 
@@ -23,8 +23,6 @@ export type AccountLimitsSourceArgs = Record<string, never>;
 /** The config schema of `account-limits-source`: no options besides `enforcementLevel`. */
 export const accountLimitsSourceConfigSchema: PolicyConfigSchema = { properties: {} };
 
-const LIVE = ["accountApiUrl", "username", "password"] as const;
-
 /** How the live source fared, to follow "the live account record": "is not configured: set ...". */
 function liveStatus(live: LiveAccountResult | undefined): string {
   switch (live?.status) {
@@ -32,9 +30,9 @@ function liveStatus(live: LiveAccountResult | undefined): string {
     case "not-configured":
       return (
         "is not configured: set the stack config " +
-        LIVE.map((s) => `\`${SETTINGS[s].config}\``).join(", ") +
+        ACCOUNT_SETTINGS.map((s) => `\`${SETTINGS[s].config}\``).join(", ") +
         " (the password as a secret), or the environment variables " +
-        LIVE.map((s) => `\`${SETTINGS[s].env}\``).join(", ")
+        ACCOUNT_SETTINGS.map((s) => `\`${SETTINGS[s].env}\``).join(", ")
       );
     case "incomplete":
       return `is not fully configured: ${live.message}`;

@@ -9,7 +9,8 @@
 import type { PolicyResource } from "@pulumi/policy";
 import { isLimitValue, type LimitField, type LimitSpec, type ResolvedLimit } from "./limits";
 import { liveAccountFromSettings, type LiveAccountResult, type LiveAccountSource } from "./liveAccount";
-import { ACCOUNT_TYPE, label, ofType, readNumber } from "./resources";
+import { ACCOUNT_TYPE } from "../components/tokens";
+import { label, ofType, readNumber } from "./resources";
 
 /** Options of {@link LimitsContext}; tests inject both. */
 export interface LimitsContextOptions {

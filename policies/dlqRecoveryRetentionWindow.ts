@@ -13,14 +13,8 @@ import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
 import type { LimitsContext } from "./context";
 import { LIMITS, describeLimit } from "./limits";
 import { formatValue } from "./maxLimit";
-import {
-  DLQ_RECOVERY_TYPE,
-  UnknownValues,
-  isCompletedRecovery,
-  label,
-  ofType,
-  readNumber,
-} from "./resources";
+import { DLQ_RECOVERY_TYPE } from "../components/tokens";
+import { UnknownValues, isCompletedRecovery, label, ofType, readNumber } from "./resources";
 
 /** The config of `dlq-recovery-retention-window` (besides `enforcementLevel`). */
 export interface DlqRecoveryRetentionWindowArgs {

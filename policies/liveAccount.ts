@@ -9,9 +9,17 @@
  * @packageDocumentation
  */
 import * as pulumi from "@pulumi/pulumi";
-import { SvcClient, type AccountRecord, type SvcClientOptions } from "../client";
-import { SETTINGS, resolveSetting, type SettingName, type StackConfigReader } from "../components/connection";
-import { describeOrigins, explainServiceError } from "../components/providers/common";
+import type { AccountRecord } from "../client";
+import { readAccount, type AccountClientOptions } from "../components/accountClient";
+import {
+  ACCOUNT_SETTINGS,
+  MissingSettingError,
+  SETTINGS,
+  Settings,
+  type SettingName,
+  type StackConfigReader,
+} from "../components/connection";
+import { ServiceError } from "../components/messages";
 
 /** The outcome of reading the live account record. */
 export type LiveAccountResult =
@@ -44,9 +52,6 @@ export type LiveAccountResult =
 /** Reads the live account record; called at most once per run of the pack (see `LimitsContext`). */
 export type LiveAccountSource = () => Promise<LiveAccountResult>;
 
-/** The settings the live record needs. */
-const LIVE_SETTINGS = ["accountApiUrl", "username", "password"] as const;
-
 /**
  * Reads stack config keys such as `svc:password` through `new pulumi.Config("svc")`, which
  * holds the stack's config (secrets decrypted) once the pack has received it from the engine
@@ -71,7 +76,7 @@ export interface LiveAccountOptions {
    * request timeout and at most 2 retries within 5 s, so an unreachable service costs a preview
    * seconds, not minutes.
    */
-  client?: Omit<SvcClientOptions, "accountApiUrl" | "username" | "password">;
+  client?: AccountClientOptions;
 }
 
 /**
@@ -80,38 +85,35 @@ export interface LiveAccountOptions {
  */
 export function liveAccountFromSettings(options: LiveAccountOptions = {}): LiveAccountSource {
   return async () => {
-    const env = options.env ?? process.env;
-    const config = options.config ?? pulumiStackConfig;
-    const resolved = LIVE_SETTINGS.map((name) => ({ name, r: resolveSetting(name, undefined, env, config) }));
-    const missing = resolved.filter((s) => s.r === undefined).map((s) => s.name);
-    if (missing.length === LIVE_SETTINGS.length) return { status: "not-configured" };
-    if (missing.length > 0) {
-      return {
-        status: "incomplete",
-        missing,
-        message:
-          `${missing.map((m) => `\`${m}\``).join(" and ")} ${missing.length > 1 ? "are" : "is"} missing: ` +
-          missing.map(describeSourceWithoutInput).join("; "),
-      };
-    }
-    const [url, username, password] = resolved.map((s) => s.r!);
-    const client = new SvcClient({
+    const settings = new Settings(options.env ?? process.env, options.config ?? pulumiStackConfig);
+    const clientOptions: AccountClientOptions = {
       connectTimeoutMs: 5_000,
       requestTimeoutMs: 15_000,
       retry: { maxRetries: 2, maxTotalDelayMs: 5_000 },
       ...options.client,
-      accountApiUrl: url.value,
-      username: username.value,
-      password: password.value,
-    });
+    };
     try {
-      return { status: "ok", record: await client.getAccount(), url: url.value };
+      const { record, url } = await readAccount(
+        settings,
+        {},
+        "Reading the live account record",
+        clientOptions,
+      );
+      return { status: "ok", record, url };
     } catch (e) {
-      const what = "Reading the live account record";
-      const explained = explainServiceError(e, what, url.value, describeOrigins({ username, password }));
-      return { status: "failed", message: explained.message.replace(`${what}: `, "") };
-    } finally {
-      await client.close().catch(() => undefined);
+      if (e instanceof MissingSettingError) {
+        const missing = e.missing;
+        if (missing.length === ACCOUNT_SETTINGS.length) return { status: "not-configured" };
+        return {
+          status: "incomplete",
+          missing,
+          message:
+            `${missing.map((m) => `\`${m}\``).join(" and ")} ${missing.length > 1 ? "are" : "is"} missing: ` +
+            missing.map(describeSourceWithoutInput).join("; "),
+        };
+      }
+      if (e instanceof ServiceError) return { status: "failed", message: e.detail };
+      throw e;
     }
   };
 }

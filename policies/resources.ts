@@ -15,14 +15,13 @@
  */
 import * as policy from "@pulumi/policy";
 import type { PolicyResource } from "@pulumi/policy";
-import { WORKFLOW_TYPE } from "../components/Workflow";
 import { parseDuration } from "../components/duration";
-
-/** The type token of `Account`. */
-export const ACCOUNT_TYPE = "pulumi-nodejs:dynamic/svc:Account";
-/** The type token of `DlqRecovery`. */
-export const DLQ_RECOVERY_TYPE = "pulumi-nodejs:dynamic/svc:DlqRecovery";
-export { WORKFLOW_TYPE };
+import {
+  ACCOUNT_TYPE,
+  DLQ_RECOVERY_TYPE,
+  UNKNOWN as UNKNOWN_STRING,
+  WORKFLOW_TYPE,
+} from "../components/tokens";
 
 /** `@pulumi/policy`'s error for an unknown value (its declarations leave it untyped). */
 interface UnknownValueErrorInstance extends Error {
@@ -34,9 +33,6 @@ const UnknownValueError = (
     UnknownValueError: new (sentinel: string, props: string[]) => UnknownValueErrorInstance;
   }
 ).UnknownValueError;
-
-/** The sentinel of an unknown string value. */
-const UNKNOWN_STRING = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 /** True for `@pulumi/policy`'s "this value is unknown during preview" error. */
 export function isUnknownValueError(e: unknown): boolean {

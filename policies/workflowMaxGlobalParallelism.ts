@@ -11,7 +11,8 @@
 import type { PolicyConfigSchema, PolicyResource, StackValidationPolicy } from "@pulumi/policy";
 import type { LimitsContext } from "./context";
 import { LIMITS, describeLimit } from "./limits";
-import { DLQ_RECOVERY_TYPE, UnknownValues, WORKFLOW_TYPE, label, read, readNumber } from "./resources";
+import { DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../components/tokens";
+import { UnknownValues, label, read, readNumber } from "./resources";
 
 /** The config of `workflow-max-global-parallelism` (besides `enforcementLevel`). */
 export interface WorkflowMaxGlobalParallelismArgs {

@@ -12,29 +12,16 @@
  * - `delete` leaves the service untouched (the account is not managed, only read).
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { SvcClient } from "../../client";
+import { SvcError, type AccountRecord } from "../../client";
 import { resolveEndpoint } from "../../client/transport";
-import type { AccountRecord } from "../../client";
+import { readAccount, type AccountConnectionInputs } from "../accountClient";
 import { ACCOUNT_FIELDS, SECRET_ACCOUNT_OUTPUTS, type AccountRecordField } from "../accountFields";
-import { resolveSetting, resolveSettings, setStackConfig, type StackConfigReader } from "../connection";
-import {
-  Failures,
-  checkBoolean,
-  checkString,
-  checkUrl,
-  containsUnknown,
-  describeOrigins,
-  explainServiceError,
-  isUnknown,
-} from "./common";
+import { ACCOUNT_SETTINGS, MissingSettingError, Settings, type StackConfigReader } from "../connection";
+import { Failures, checkBoolean, checkString, checkUrl } from "../messages";
+import { containsUnknown, isUnknown } from "../tokens";
 
 /** Inputs of the Account provider, resolved (no Outputs). */
-export interface AccountInputs {
-  accountApiUrl?: string;
-  username?: string;
-  password?: string;
-  allowInsecureHttp?: boolean;
-}
+export type AccountInputs = AccountConnectionInputs;
 
 /** Outputs of the Account provider: the record in camelCase, plus the connection inputs that are not secret. */
 export type AccountOutputs = Record<string, unknown> & {
@@ -70,15 +57,19 @@ export function changedFields(olds: Record<string, unknown>, fresh: Record<strin
 
 /** The Account provider's implementation. Tests call its methods directly. */
 export class AccountProvider implements pulumi.dynamic.ResourceProvider {
-  /** Injectable for tests: environment and client factory. */
-  constructor(
-    private readonly env: NodeJS.ProcessEnv = process.env,
-    private config?: StackConfigReader,
-  ) {}
+  /** Stack config and environment; replaced by `configure`. */
+  private settings: Settings;
+
+  /**
+   * @param env - the environment (injectable for tests)
+   * @param config - the stack config, until `configure` hands over the engine's
+   */
+  constructor(env: NodeJS.ProcessEnv = process.env, config?: StackConfigReader) {
+    this.settings = new Settings(env, config);
+  }
 
   async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
-    this.config = req.config;
-    setStackConfig(req.config);
+    this.settings = new Settings(this.settings.env, req.config);
   }
 
   async check(_olds: AccountInputs, news: AccountInputs): Promise<pulumi.dynamic.CheckResult<AccountInputs>> {
@@ -95,13 +86,7 @@ export class AccountProvider implements pulumi.dynamic.ResourceProvider {
     checkBoolean(f, "allowInsecureHttp", news.allowInsecureHttp);
     if (f.list.length === 0 && !containsUnknown(news)) {
       try {
-        const s = resolveSettings(
-          ["accountApiUrl", "username", "password"] as const,
-          news,
-          "Account",
-          this.env,
-          this.config,
-        );
+        const s = this.settings.require(ACCOUNT_SETTINGS, news, "Account");
         // The same transport rule the client applies at up, reported at preview.
         resolveEndpoint(s.accountApiUrl.value, "accountApiUrl", news.allowInsecureHttp === true);
         if (s.username.value.includes(":")) {
@@ -111,7 +96,9 @@ export class AccountProvider implements pulumi.dynamic.ResourceProvider {
           );
         }
       } catch (e) {
-        f.add((e as { missing?: string[] }).missing?.[0] ?? "accountApiUrl", (e as Error).message);
+        if (e instanceof MissingSettingError) f.add(e.missing[0], e.message);
+        else if (e instanceof SvcError) f.add("accountApiUrl", e.message);
+        else throw e;
       }
     }
     return { inputs: news, failures: f.result() };
@@ -156,11 +143,7 @@ export class AccountProvider implements pulumi.dynamic.ResourceProvider {
     // A password given as a resource input is not kept apart in the state. When neither
     // stack config nor the environment has one, refresh authenticates with the record's
     // own `password` (the service's authentication password, spec 2.3), kept as a secret.
-    if (
-      !resolveSetting("password", undefined, this.env, this.config) &&
-      typeof props.password === "string" &&
-      !isUnknown(props.password)
-    ) {
+    if (!this.settings.get("password") && typeof props.password === "string" && !isUnknown(props.password)) {
       inputs.password = props.password;
     }
     const record = await this.fetch(inputs, "Account (refresh)");
@@ -181,32 +164,7 @@ export class AccountProvider implements pulumi.dynamic.ResourceProvider {
   }
 
   private async fetch(inputs: AccountInputs, what: string): Promise<AccountRecord> {
-    const s = resolveSettings(
-      ["accountApiUrl", "username", "password"] as const,
-      inputs,
-      what,
-      this.env,
-      this.config,
-    );
-    const url = s.accountApiUrl.value;
-    const client = new SvcClient({
-      accountApiUrl: url,
-      username: s.username.value,
-      password: s.password.value,
-      allowInsecureHttp: inputs.allowInsecureHttp === true,
-    });
-    try {
-      return await client.getAccount();
-    } catch (e) {
-      throw explainServiceError(
-        e,
-        what,
-        url,
-        describeOrigins({ username: s.username, password: s.password }),
-      );
-    } finally {
-      await client.close();
-    }
+    return (await readAccount(this.settings, inputs, what)).record;
   }
 }
 

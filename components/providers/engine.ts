@@ -1,5 +1,7 @@
 /**
- * Is the Pulumi engine that started this provider process still there?
+ * What a dynamic provider and the Pulumi engine tell each other beyond the provider protocol:
+ * whether the engine that started this provider process is still there, and the error that
+ * hands the engine a resource's partial state.
  *
  * When `pulumi up` is killed outright, the engine dies but the provider process it
  * started lives on: a drain would go on resuming runs that no state will ever record.
@@ -35,6 +37,29 @@ export class EngineGoneError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "EngineGoneError";
+  }
+}
+
+/**
+ * Rejects a create or update that failed part-way: the engine saves `properties` as the
+ * resource's state, with `reasons` as its init errors, so nothing done so far is lost (the
+ * dynamic-provider server packs `id`, `properties` and `reasons` into `ErrorResourceInitFailed`).
+ */
+export class PartialStateError extends Error {
+  /**
+   * @param message - what happened and what to do
+   * @param id - the resource's ID
+   * @param properties - the state to save
+   * @param reasons - the init errors to record (usually `[message]`)
+   */
+  constructor(
+    message: string,
+    readonly id: string,
+    readonly properties: Record<string, unknown>,
+    readonly reasons: string[],
+  ) {
+    super(message);
+    this.name = "PartialStateError";
   }
 }
 

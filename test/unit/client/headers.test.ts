@@ -18,7 +18,6 @@ describe("client/headers: flowControlHeaderValue", () => {
     [{ rate: 10, period: 60 }, "rate=10, period=60s"],
     [{ rate: 10, period: "1m" }, "rate=10, period=1m"],
     [{ period: 1, rate: 3, parallelism: 2 }, "parallelism=2, rate=3, period=1s"],
-    [{ parallelism: 1, period: "1000ms" }, "parallelism=1, period=1000ms"],
     [{}, undefined],
     [{ key: "tenant-a" }, undefined],
   ];
@@ -46,6 +45,9 @@ describe("client/headers: flowControlHeaderValue", () => {
     invalidArg(() => flowControlHeaderValue({ rate: 1, period: 0 }), /`flowControl\.period`/);
     invalidArg(() => flowControlHeaderValue({ rate: 1, period: "1m, rate=99" }), /`flowControl\.period`/);
     invalidArg(() => flowControlHeaderValue({ rate: 1, period: "" }), /`flowControl\.period`/);
+    // The settled grammar (README, "Wire grammar"): the emulator and the service refuse these.
+    invalidArg(() => flowControlHeaderValue({ parallelism: 1, period: "1000ms" }), /`flowControl\.period`/);
+    invalidArg(() => flowControlHeaderValue({ rate: 5, period: "01s" }), /without leading zeros/);
     invalidArg(
       () => flowControlHeaderValue({ parallelism: "5" as unknown as number }),
       /`flowControl\.parallelism`/,
@@ -76,7 +78,7 @@ describe("client/headers: overrideHeaders", () => {
   });
 
   it("refuses an empty flowControl override", () => {
-    invalidArg(() => overrideHeaders({ flowControl: {} }), /`flowControl` override is empty/);
+    invalidArg(() => overrideHeaders({ flowControl: {} }), /`flowControl` is empty/);
   });
 
   it("refuses invalid retries and keys, naming the field", () => {
@@ -84,5 +86,6 @@ describe("client/headers: overrideHeaders", () => {
     invalidArg(() => overrideHeaders({ retries: 2.5 }), /`retries`/);
     invalidArg(() => overrideHeaders({ flowControl: { key: "" } }), /`flowControl\.key`/);
     invalidArg(() => overrideHeaders({ flowControl: { key: "a\r\nX-Injected: 1" } }), /`flowControl\.key`/);
+    invalidArg(() => overrideHeaders({ flowControl: { key: "orders recovery" } }), /`flowControl\.key`/);
   });
 });

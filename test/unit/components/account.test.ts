@@ -3,7 +3,8 @@ import type { RunningEmulator } from "../../../emulator";
 import { PLAN_PRESETS, startEmulator } from "../../../emulator";
 import { SvcClient } from "../../../client";
 import { ACCOUNT_FIELDS } from "../../../components/accountFields";
-import { UNKNOWN, explainServiceError } from "../../../components/providers/common";
+import { explainServiceError } from "../../../components/messages";
+import { UNKNOWN } from "../../../components/tokens";
 import {
   PASSWORD,
   TOKEN,
@@ -601,10 +602,6 @@ describe("components/providers/account: errors", () => {
 
 describe("components/providers/account: configure", () => {
   const emu = useEmulator({ plan: "payg" });
-  afterEach(async () => {
-    const { setStackConfig } = await import("../../../components/connection");
-    setStackConfig(undefined);
-  });
 
   it("reads the stack config handed to configure", async () => {
     const p = accountProvider();

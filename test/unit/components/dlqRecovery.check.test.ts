@@ -1,13 +1,13 @@
 import { strict as assert } from "node:assert";
-import { UNKNOWN } from "../../../components/providers/common";
+import { FILTER_FIELDS } from "../../../client";
+import { UNKNOWN } from "../../../components/tokens";
 import {
-  FILTER_FIELDS,
   overridesOf,
   selectionOf,
   specHash,
   validateInputs,
   type DlqRecoveryInputs,
-} from "../../../components/providers/dlqRecovery";
+} from "../../../components/providers/dlqRecoveryInputs";
 import { T0, TOKEN, dlqProvider, happyDlq } from "./helpers";
 
 type Kind = "filters" | "ids" | "all";

@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { RunningEmulator } from "../../../emulator";
 import { startEmulator } from "../../../emulator";
-import { UNKNOWN } from "../../../components/providers/common";
+import { UNKNOWN } from "../../../components/tokens";
 import {
   PASSWORD,
   T0,

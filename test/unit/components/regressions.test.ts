@@ -3,8 +3,8 @@
  * expected behaviour and fails until the code under test is fixed. Nothing here is skipped.
  */
 import { strict as assert } from "node:assert";
-import { UNKNOWN } from "../../../components/providers/common";
-import { validateInputs } from "../../../components/providers/dlqRecovery";
+import { UNKNOWN } from "../../../components/tokens";
+import { validateInputs } from "../../../components/providers/dlqRecoveryInputs";
 import {
   PASSWORD,
   TOKEN,
@@ -16,6 +16,7 @@ import {
   happyDlq,
   rejection,
   requests,
+  resumeRequests,
   useEmulator,
 } from "./helpers";
 
@@ -105,6 +106,31 @@ describe("regressions: DlqRecovery provider", () => {
         `key ${JSON.stringify(key)}`,
       );
     }
+  });
+
+  it('check refuses what the service refuses: a key with a space, periods "01s" and "10ms"', async () => {
+    // The grammar was written three times and had drifted: "orders recovery" passed check and the
+    // client (the emulator refused it at up with 400); "01s" passed the client and Workflow;
+    // "10ms" passed the client. One grammar now (client/contract.ts), checked at preview.
+    emu().seed(3);
+    const { provider } = dlqProvider();
+    const cases: [Record<string, unknown>, string][] = [
+      [{ key: "orders recovery" }, "flowControl.key"],
+      [{ rate: 5, period: "01s" }, "flowControl.period"],
+      [{ rate: 5, period: "10ms" }, "flowControl.period"],
+    ];
+    for (const [flowControl, property] of cases) {
+      const inputs = drainAll(emu(), { flowControl });
+      const e = await rejection(provider.create(inputs));
+      assert.match(e.message, /SVC_INVALID_ARGUMENT/, JSON.stringify(flowControl));
+      const r = await provider.check({}, inputs);
+      assert.deepEqual(
+        r.failures?.map((x) => x.property),
+        [property],
+        JSON.stringify(flowControl),
+      );
+    }
+    assert.equal(resumeRequests(emu()).length, 0, "nothing was sent");
   });
 
   it("check refuses a plain-http baseUrl to a non-loopback host without allowInsecureHttp", async () => {

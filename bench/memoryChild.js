@@ -2,8 +2,8 @@
 // (dist/, plain node, no ts-node in memory), its peak RSS sampled every 10 ms, and the
 // kernel's high-water mark. Prints one JSON line.
 //
-//   node bench/memory-child.js <baseUrl> <token> <runLogDir>
-//   node --expose-gc bench/memory-child.js <baseUrl> <token> <runLogDir> live
+//   node bench/memoryChild.js <baseUrl> <token> <runLogDir>
+//   node --expose-gc bench/memoryChild.js <baseUrl> <token> <runLogDir> live
 //
 // With "live", every progress line the provider prints (at most one a second, and the final
 // one, printed while the drain's result is still held) runs a full GC first and records the

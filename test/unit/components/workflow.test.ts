@@ -4,8 +4,9 @@
  */
 import * as assert from "node:assert/strict";
 import * as pulumi from "@pulumi/pulumi";
-import { Workflow, WORKFLOW_TYPE, type WorkflowArgs } from "../../components/Workflow";
-import { formatDuration, parseDuration } from "../../components/duration";
+import { Workflow, type WorkflowArgs } from "../../../components/Workflow";
+import { WORKFLOW_TYPE } from "../../../components/tokens";
+import { formatDuration, parseDuration } from "../../../components/duration";
 
 const registered: pulumi.runtime.MockResourceArgs[] = [];
 
@@ -139,7 +140,7 @@ describe("Workflow", () => {
           '`url` must be an http(s) URL such as "https://example.com/api/workflow"; got "ftp://example.com". ' +
           "`retries` must be a non-negative integer; got 1.5. " +
           '`delay` must be a non-negative whole number of seconds or a duration such as "10m" (units s, m, h, d); got "soon". ' +
-          '`flowControl.key` must be a non-empty string of printable ASCII without leading or trailing spaces; got "". ' +
+          '`flowControl.key` must be a string of 1 to 256 visible ASCII characters (no spaces, control or non-ASCII characters); got "". ' +
           "`flowControl.parallelism` must be a positive integer; got 0. " +
           '`flowControl.period` must be a positive whole number of seconds or a duration such as "1m" (units s, m, h, d); got "0s".',
     );

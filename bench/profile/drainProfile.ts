@@ -1,7 +1,7 @@
 /**
  * Profiling aid for bench 3: runs `DRAINS` provider drains of 10,000 entries (or bare drains with
  * `bare` as first argument) against an emulator child process, so that
- * `node --cpu-prof --cpu-prof-dir=bench/results/prof -r ts-node/register/transpile-only bench/profile/drain-profile.ts`
+ * `node --cpu-prof --cpu-prof-dir=bench/results/prof -r ts-node/register/transpile-only bench/profile/drainProfile.ts`
  * profiles only the drain side. Summarise with `bench/profile/top.ts`.
  */
 import { DlqRecoveryProvider } from "../../components/providers/dlqRecovery";

@@ -1,0 +1,171 @@
+/**
+ * Messages of the components, their providers and the policy pack, in one neutral module:
+ * the value formatter, check failures collected and reported together, the checks of plain
+ * inputs, and service errors explained in words that say what to do. Nothing here ever prints a
+ * credential.
+ *
+ * @packageDocumentation
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { SvcError, show, type Problem, type SvcErrorCode } from "../client";
+import type { Resolved } from "./connection";
+import { isUnknown } from "./tokens";
+
+export { show };
+
+/** Collects check failures, so that every problem is reported at once. */
+export class Failures {
+  readonly list: pulumi.dynamic.CheckFailure[] = [];
+
+  /** Adds a failure for `property`; `reason` names the field in backticks and the value. */
+  add(property: string, reason: string): void {
+    this.list.push({ property, reason });
+  }
+
+  /** Adds a failure per problem of the wire contract (`client/contract.ts`). */
+  addProblems(problems: readonly Problem[]): void {
+    for (const p of problems) this.add(p.field, p.message);
+  }
+
+  /** The failures, or undefined when there are none. */
+  result(): pulumi.dynamic.CheckFailure[] | undefined {
+    return this.list.length > 0 ? this.list : undefined;
+  }
+}
+
+/** True for an input that is not set or not known yet: the checks below skip it. */
+function skipped(v: unknown): boolean {
+  return v === undefined || v === null || isUnknown(v);
+}
+
+/** Checks an optional URL input: http(s), no credentials, query or fragment. */
+export function checkUrl(f: Failures, field: string, v: unknown): void {
+  if (skipped(v)) return;
+  if (typeof v !== "string" || v === "") {
+    f.add(field, `\`${field}\` must be a URL such as "http://127.0.0.1:8080"; got ${show(v)}.`);
+    return;
+  }
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    f.add(field, `\`${field}\` must be a URL such as "http://127.0.0.1:8080"; got ${show(v)}.`);
+    return;
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") {
+    f.add(field, `\`${field}\` must use http or https; got ${show(v)}.`);
+  } else if (u.username || u.password) {
+    f.add(field, `\`${field}\` must not carry credentials; use the credential inputs or config instead.`);
+  } else if (u.search || u.hash) {
+    f.add(field, `\`${field}\` must not have a query or fragment; got ${show(v)}.`);
+  }
+}
+
+/** Checks an optional string input (a credential's value is never shown). */
+export function checkString(f: Failures, field: string, v: unknown, secret = false): void {
+  if (skipped(v)) return;
+  if (typeof v !== "string" || v.trim() === "") {
+    const got = secret ? (v === "" ? "an empty string" : `a ${typeof v}`) : show(v);
+    f.add(field, `\`${field}\` must be a non-empty string; got ${got}.`);
+  }
+}
+
+/** Checks an optional boolean input. */
+export function checkBoolean(f: Failures, field: string, v: unknown): void {
+  if (skipped(v)) return;
+  if (typeof v !== "boolean") f.add(field, `\`${field}\` must be true or false; got ${show(v)}.`);
+}
+
+/**
+ * Checks an optional integer input within a range.
+ *
+ * @param min - smallest allowed value
+ * @param max - largest allowed value; default `Number.MAX_SAFE_INTEGER` (no upper bound named)
+ */
+export function checkInteger(
+  f: Failures,
+  field: string,
+  v: unknown,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): void {
+  if (skipped(v)) return;
+  if (typeof v !== "number" || !Number.isSafeInteger(v) || v < min || v > max) {
+    const range =
+      max === Number.MAX_SAFE_INTEGER ? `an integer ≥ ${min}` : `an integer from ${min} to ${max}`;
+    f.add(field, `\`${field}\` must be ${range}; got ${show(v)}.`);
+  }
+}
+
+/** Where each credential came from, for an "unauthorized" message. */
+export function describeOrigins(resolved: Record<string, Resolved>): string {
+  return Object.entries(resolved)
+    .map(([name, r]) => `\`${name}\` from the ${r.origin}`)
+    .join(", ");
+}
+
+/**
+ * A failed call to the service, explained: what was being done, what happened and what to
+ * check. The original error is the `cause`; like it, the message never carries a credential.
+ */
+export class ServiceError extends Error {
+  /** The client's stable code (`SVC_UNAUTHORIZED`, ...), when the cause was an `SvcError`. */
+  readonly code?: SvcErrorCode;
+  /** What was being done, e.g. "Account" or "DlqRecovery `incident-42`". */
+  readonly what: string;
+  /** The explanation, without the leading "what: ". */
+  readonly detail: string;
+
+  /**
+   * @param what - what was being done
+   * @param detail - what happened and what to check
+   * @param code - the client's code, if any
+   * @param cause - the original error
+   */
+  constructor(what: string, detail: string, code: SvcErrorCode | undefined, cause: unknown) {
+    super(`${what}: ${detail}`, { cause });
+    this.name = "ServiceError";
+    this.what = what;
+    this.detail = detail;
+    if (code !== undefined) this.code = code;
+  }
+}
+
+/**
+ * Turns a client error into a {@link ServiceError} that says what happened and what to check.
+ *
+ * @param err - what the client threw
+ * @param what - what was being done, the message's prefix
+ * @param url - the service URL, for the message
+ * @param credentialOrigins - where the credentials came from ({@link describeOrigins})
+ */
+export function explainServiceError(
+  err: unknown,
+  what: string,
+  url: string,
+  credentialOrigins: string,
+): ServiceError {
+  if (!(err instanceof SvcError)) {
+    return new ServiceError(what, err instanceof Error ? err.message : String(err), undefined, err);
+  }
+  let detail: string;
+  switch (err.code) {
+    case "SVC_UNAUTHORIZED":
+      detail =
+        `the service at ${url} rejected the credentials (HTTP ${err.status ?? 401}). ` +
+        `They came from: ${credentialOrigins}. Check those values.`;
+      break;
+    case "SVC_UNREACHABLE":
+      detail = `cannot reach the service at ${url} (${err.message}). Is it running, and is the URL right?`;
+      break;
+    case "SVC_TIMEOUT":
+      detail = `the service at ${url} did not answer in time (${err.message}).`;
+      break;
+    case "SVC_MALFORMED_RESPONSE":
+      detail = `the service at ${url} sent a malformed answer: ${err.message}`;
+      break;
+    default:
+      detail = `${err.message} [${err.code}]`;
+  }
+  return new ServiceError(what, detail, err.code, err);
+}

@@ -1,0 +1,253 @@
+/**
+ * The inputs and outputs of the `DlqRecovery` provider, and their schema: which inputs decide
+ * what is resumed (their hash tells a continuation from a new drain), and the check of every
+ * input. The grammar of the selection and the overrides is the client's wire contract
+ * (`client/contract.ts`); this module adds only the rules of the resource itself.
+ *
+ * @packageDocumentation
+ */
+import * as crypto from "node:crypto";
+import {
+  FILTER_FIELDS,
+  FLOW_CONTROL_FIELDS,
+  SELECTION_FIELDS,
+  SELECTION_FIELD_KINDS,
+  flowControlProblems,
+  retriesProblems,
+  selectionProblems,
+  type DlqSelection,
+  type FlowControlOverride,
+  type ResumedRun,
+  type ResumeOverrides,
+} from "../../client";
+import { Failures, checkBoolean, checkInteger, checkString, checkUrl, show } from "../messages";
+import { isUnknown } from "../tokens";
+
+/** Inputs of the DlqRecovery provider, resolved: the selection fields, then the rest. */
+export interface DlqRecoveryInputs extends DlqSelection {
+  all?: boolean;
+  flowControl?: FlowControlOverride;
+  retries?: number;
+  triggers?: unknown[];
+  baseUrl?: string;
+  token?: string;
+  allowInsecureHttp?: boolean;
+  concurrency?: number;
+  maxRequestsPerSecond?: number;
+  maxRecordedRuns?: number;
+  runLogFile?: string;
+  /** The resource's name, for messages and the default run log file. */
+  recoveryName?: string;
+}
+
+/** Outputs of the DlqRecovery provider. */
+export interface DlqRecoveryOutputs extends Omit<DlqRecoveryInputs, "token"> {
+  /** Runs resumed with known new run IDs, over the drain (and its continuations). */
+  resumedCount: number;
+  /** Resume requests answered. */
+  requestCount: number;
+  /** New runs, `workflowRunId` and `workflowCreatedAt`: all of them up to `maxRecordedRuns`, then the first ones. */
+  resumedRuns: ResumedRun[];
+  /** True when `resumedRuns` holds fewer runs than `resumedCount` (the full list is in `runLogFile`). */
+  resumedRunsTruncated: boolean;
+  /** Requests whose response was lost after the service may have resumed runs (at most 50 runs each). */
+  ambiguousRequests: number;
+  /** DLQ IDs resumed by a lost response, whose new run IDs never came back. */
+  unconfirmedDlqIds: string[];
+  /** The override headers sent with every request (none when no override is set). */
+  overrideHeaders: Record<string, string>;
+  /** ISO times of the drain's start and end. */
+  startedAt: string;
+  finishedAt: string;
+  /** False when the drain was cut off; the next up continues it. */
+  complete: boolean;
+  /** Where to continue a cut-off cursor drain. */
+  cursor?: string;
+  /** DLQ IDs not yet resumed by a cut-off `dlqIds` drain. */
+  remainingDlqIds?: string[];
+  /** Why the last drain was cut off. */
+  lastError?: string;
+  /** Hash of the inputs in {@link SPEC_FIELDS}, to tell a continuation from a new drain. */
+  specHash: string;
+}
+
+/** Inputs that decide what is resumed and how: a change resumes again. */
+export const SPEC_FIELDS = [...SELECTION_FIELDS, "all", "flowControl", "retries", "triggers"] as const;
+
+/** Inputs whose change sends nothing (only the state is updated). */
+export const TUNING_FIELDS = [
+  "baseUrl",
+  "allowInsecureHttp",
+  "concurrency",
+  "maxRequestsPerSecond",
+  "maxRecordedRuns",
+  "runLogFile",
+  "recoveryName",
+] as const satisfies readonly (keyof DlqRecoveryInputs)[];
+
+/** Outputs computed by a drain (everything else in the outputs is an input). */
+export const RESULT_FIELDS = [
+  "resumedCount",
+  "requestCount",
+  "resumedRuns",
+  "resumedRunsTruncated",
+  "ambiguousRequests",
+  "unconfirmedDlqIds",
+  "overrideHeaders",
+  "startedAt",
+  "finishedAt",
+  "complete",
+  "cursor",
+  "remainingDlqIds",
+  "lastError",
+  "specHash",
+] as const satisfies readonly (keyof DlqRecoveryOutputs)[];
+
+/** Default and upper bound of `maxRecordedRuns`. */
+export const DEFAULT_MAX_RECORDED_RUNS = 1000;
+export const MAX_RECORDED_RUNS_LIMIT = 10_000;
+/** Upper bound of `concurrency`. */
+export const MAX_CONCURRENCY = 32;
+
+/**
+ * A rule of this resource, stricter than the wire grammar: a timestamp input (`fromDate`,
+ * `toDate`, `workflowCreatedAt`) above 0 and below this many milliseconds (1973-03-03) is taken
+ * for seconds by mistake and refused, naming the value in milliseconds. `0` is allowed.
+ */
+export const MIN_PLAUSIBLE_MS = 100_000_000_000;
+
+/** "DlqRecovery `incident-42`", or "DlqRecovery" when the name is not known. */
+export function recoveryLabel(inputs: DlqRecoveryInputs): string {
+  return inputs.recoveryName ? `DlqRecovery \`${inputs.recoveryName}\`` : "DlqRecovery";
+}
+
+/** Stable JSON (sorted keys), for comparing inputs. */
+export function stable(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(stable).join(",")}]`;
+  if (v && typeof v === "object") {
+    return `{${Object.keys(v)
+      .sort()
+      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${stable((v as Record<string, unknown>)[k])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(v ?? null);
+}
+
+/** Hash of the inputs that decide what is resumed and how. */
+export function specHash(inputs: Partial<DlqRecoveryInputs>): string {
+  const spec: Record<string, unknown> = {};
+  for (const k of SPEC_FIELDS) spec[k] = inputs[k];
+  return crypto.createHash("sha256").update(stable(spec)).digest("hex").slice(0, 16);
+}
+
+const set = (v: unknown): boolean => v !== undefined && v !== null;
+
+/** The timestamp fields of a selection. */
+const TIMESTAMP_FIELDS = SELECTION_FIELDS.filter((k) => SELECTION_FIELD_KINDS[k] === "timestamp");
+
+/** The selection rules of this resource: one kind of selection, and a selection at all. */
+function checkSelection(f: Failures, news: DlqRecoveryInputs): void {
+  for (const k of TIMESTAMP_FIELDS) {
+    const v = news[k];
+    if (typeof v === "number" && Number.isSafeInteger(v) && v > 0 && v < MIN_PLAUSIBLE_MS) {
+      f.add(
+        k,
+        `\`${k}\` must be a unix timestamp in milliseconds; got ${v}, which looks like seconds (did you mean ${v * 1000}?).`,
+      );
+    }
+  }
+  checkBoolean(f, "all", news.all);
+  const filters = FILTER_FIELDS.filter((k) => set(news[k]));
+  const hasIds = set(news.dlqIds);
+  if (hasIds && filters.length > 0) {
+    f.add(
+      "dlqIds",
+      `\`dlqIds\` cannot be combined with filters (${filters.map((k) => `\`${k}\``).join(", ")}): ` +
+        "the service ignores every filter when DLQ IDs are given. Use either `dlqIds` or filters.",
+    );
+  }
+  if (news.all === true && (hasIds || filters.length > 0)) {
+    f.add(
+      "all",
+      `\`all: true\` resumes every entry and cannot be combined with ${hasIds ? "`dlqIds`" : filters.map((k) => `\`${k}\``).join(", ")}.`,
+    );
+  }
+  if (!hasIds && filters.length === 0 && news.all !== true && !isUnknown(news.all)) {
+    f.add(
+      "all",
+      `${recoveryLabel(news)} selects nothing: give \`dlqIds\`, a filter (${FILTER_FIELDS.map((k) => `\`${k}\``).join(", ")}), ` +
+        "or `all: true` to resume every entry in the DLQ.",
+    );
+  }
+}
+
+/** `flowControl` options this resource does not know (the wire grammar ignores them). */
+function checkFlowControlOptions(f: Failures, fc: unknown): void {
+  if (!set(fc) || isUnknown(fc) || typeof fc !== "object" || Array.isArray(fc)) return;
+  for (const k of Object.keys(fc as object)) {
+    if (!(FLOW_CONTROL_FIELDS as readonly string[]).includes(k)) {
+      f.add(
+        `flowControl.${k}`,
+        `\`flowControl.${k}\` is not an option; use ${FLOW_CONTROL_FIELDS.join(", ")}.`,
+      );
+    }
+  }
+}
+
+/**
+ * Validates the inputs; every problem is reported, each naming the field and the value. Values
+ * unknown during preview are skipped, with every rule that needs them.
+ */
+export function validateInputs(news: DlqRecoveryInputs): Failures {
+  const f = new Failures();
+  const pending = { isPending: isUnknown };
+  // Selection: the wire grammar (a long `dlqIds` list is sent in batches), then this resource's rules.
+  f.addProblems(selectionProblems(news, { ...pending, maxDlqIds: Infinity }));
+  checkSelection(f, news);
+  // Overrides: exactly the grammar of the headers the client will send.
+  checkFlowControlOptions(f, news.flowControl);
+  f.addProblems(flowControlProblems(news.flowControl, pending));
+  f.addProblems(retriesProblems(news.retries, pending));
+  // Re-running, connection and tuning.
+  if (set(news.triggers) && !isUnknown(news.triggers) && !Array.isArray(news.triggers)) {
+    f.add(
+      "triggers",
+      `\`triggers\` must be a list (change any element to resume again); got ${show(news.triggers)}.`,
+    );
+  }
+  checkUrl(f, "baseUrl", news.baseUrl);
+  checkString(f, "token", news.token, true);
+  checkBoolean(f, "allowInsecureHttp", news.allowInsecureHttp);
+  checkInteger(f, "concurrency", news.concurrency, 1, MAX_CONCURRENCY);
+  checkInteger(f, "maxRequestsPerSecond", news.maxRequestsPerSecond, 1);
+  checkInteger(f, "maxRecordedRuns", news.maxRecordedRuns, 0, MAX_RECORDED_RUNS_LIMIT);
+  if (set(news.runLogFile) && !isUnknown(news.runLogFile) && typeof news.runLogFile !== "string") {
+    f.add("runLogFile", `\`runLogFile\` must be a file path, or "" for none; got ${show(news.runLogFile)}.`);
+  }
+  return f;
+}
+
+/** The selection to send, from the inputs: `dlqIds` alone, or the filters that are set. */
+export function selectionOf(inputs: DlqRecoveryInputs): DlqSelection {
+  if (inputs.dlqIds) return { dlqIds: inputs.dlqIds };
+  const s: Record<string, unknown> = {};
+  for (const k of FILTER_FIELDS) if (set(inputs[k])) s[k] = inputs[k];
+  return s as DlqSelection;
+}
+
+/** The overrides to send, from the inputs. */
+export function overridesOf(inputs: DlqRecoveryInputs): ResumeOverrides {
+  const o: ResumeOverrides = {};
+  if (inputs.flowControl) o.flowControl = inputs.flowControl;
+  if (set(inputs.retries)) o.retries = inputs.retries;
+  return o;
+}
+
+/** The inputs without the token, for outputs. */
+export function publicInputs(inputs: DlqRecoveryInputs): Omit<DlqRecoveryInputs, "token"> {
+  const { token: _token, ...rest } = inputs;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(rest)) if (v !== undefined) out[k] = v;
+  return out as Omit<DlqRecoveryInputs, "token">;
+}

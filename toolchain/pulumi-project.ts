@@ -1,0 +1,309 @@
+/**
+ * A throwaway Pulumi project and stack on a local `file://` backend, driven with the real
+ * Pulumi CLI: the harness of the e2e tests (`test/helpers/pulumi.ts`) and of the CLI
+ * benchmarks (`bench/`). Every run hands back what the CLI printed; the project keeps a
+ * transcript of everything printed so tests can search it for secrets.
+ *
+ * Isolation: each project gets its own backend folder, PULUMI_HOME and passphrase in a
+ * temporary folder; a user's own `~/.pulumi`, backend and login are never touched.
+ */
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+
+/** The repository root. */
+export const REPO_ROOT = path.resolve(__dirname, "..");
+
+/** The Pulumi CLI version the project pins (same as @pulumi/pulumi). */
+export const PINNED_PULUMI_VERSION = `v${require(path.join(REPO_ROOT, "package.json")).dependencies["@pulumi/pulumi"]}`;
+
+/** What one CLI invocation printed. */
+export interface CliResult {
+  /** The command line, for messages. */
+  command: string;
+  /** Exit code (null when killed by a signal). */
+  code: number | null;
+  /** Signal that ended the CLI, if any. */
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Options of {@link PulumiProject.create}. */
+export interface ProjectOptions {
+  /** Project name (Pulumi.yaml `name`). */
+  name?: string;
+  /** The program: `index.ts` source. */
+  program: string;
+  /** Extra files to write, relative path to contents. */
+  files?: Record<string, string>;
+  /** Stack name; default `dev`. */
+  stack?: string;
+  /** Environment for every CLI run (on top of the isolated Pulumi environment). */
+  env?: Record<string, string | undefined>;
+  /** Backend folder to share with another project (for StackReference); default: a new one. */
+  backendDir?: string;
+  /**
+   * Link the repository's node_modules (the built library included) into the project.
+   * Default true; false leaves the project to install its own packages.
+   */
+  linkNodeModules?: boolean;
+}
+
+/** Options of one CLI run. */
+export interface RunOptions {
+  /** Resolve with the result instead of throwing when the exit code is not 0. */
+  allowFailure?: boolean;
+  /** Extra environment for this run only. */
+  env?: Record<string, string | undefined>;
+  /** Called with the child process once started (e.g. to send SIGINT). */
+  onSpawn?: (child: import("node:child_process").ChildProcess) => void;
+  /** Called with each chunk of stdout as it arrives. */
+  onStdout?: (chunk: string) => void;
+  /**
+   * The output deliberately reveals secrets (e.g. `--show-secrets`): it is left out of the
+   * transcript that secret scans search.
+   */
+  revealsSecrets?: boolean;
+  /** Written to the CLI's standard input (e.g. a secret config value, never on the command line). */
+  input?: string;
+}
+
+let cliChecked = false;
+
+/**
+ * Fails with instructions when the provisioned Pulumi CLI is not on PATH. Tests call it
+ * through {@link PulumiProject.create}; nothing is skipped silently.
+ */
+export async function assertPulumiCli(): Promise<void> {
+  if (cliChecked) return;
+  const res = await runProcess("pulumi", ["version"], { ...process.env }, os.tmpdir()).catch((e: Error) => {
+    throw new Error(
+      `The Pulumi CLI is not on PATH (${e.message}). Run the tests with \`npm test\`, which provisions ` +
+        `${PINNED_PULUMI_VERSION} (toolchain/provision.sh) and runs mocha inside toolchain/with-env.sh.`,
+    );
+  });
+  const got = res.stdout.trim();
+  if (got !== PINNED_PULUMI_VERSION) {
+    throw new Error(
+      `The Pulumi CLI on PATH is ${got || "of unknown version"}, the project pins ${PINNED_PULUMI_VERSION}. ` +
+        "Run `bash toolchain/provision.sh` and run the tests with `npm test`.",
+    );
+  }
+  cliChecked = true;
+}
+
+function runProcess(
+  cmd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  opts: RunOptions = {},
+): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, {
+      cwd,
+      env,
+      stdio: [opts.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    });
+    if (opts.input !== undefined) child.stdin?.end(opts.input);
+    let stdout = "";
+    let stderr = "";
+    child.stdout?.setEncoding("utf8").on("data", (d: string) => {
+      stdout += d;
+      opts.onStdout?.(d);
+    });
+    child.stderr?.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code, signal) =>
+      resolve({ command: `${cmd} ${args.join(" ")}`, code, signal, stdout, stderr }),
+    );
+    opts.onSpawn?.(child);
+  });
+}
+
+/** A throwaway Pulumi project with one stack, on its own local backend. */
+export class PulumiProject {
+  /** Everything every CLI run printed (stdout and stderr), in order. */
+  public transcript = "";
+
+  private constructor(
+    /** The project folder. */
+    public readonly dir: string,
+    /** The backend folder (file:// URL target). */
+    public readonly backendDir: string,
+    public readonly stack: string,
+    private readonly baseEnv: NodeJS.ProcessEnv,
+  ) {}
+
+  /** Creates the project folder, writes the program and initialises the stack. */
+  static async create(opts: ProjectOptions): Promise<PulumiProject> {
+    await assertPulumiCli();
+    const name = opts.name ?? "e2e";
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `pulumi-svc-${name}-`));
+    const backendDir = opts.backendDir ?? path.join(dir, ".backend");
+    fs.mkdirSync(backendDir, { recursive: true });
+    const home = path.join(dir, ".pulumi-home");
+    fs.mkdirSync(home, { recursive: true });
+    fs.writeFileSync(path.join(dir, "Pulumi.yaml"), `name: ${name}\nruntime: nodejs\n`);
+    fs.writeFileSync(
+      path.join(dir, "package.json"),
+      JSON.stringify({ name, private: true, main: "index.ts" }, null, 2),
+    );
+    fs.writeFileSync(
+      path.join(dir, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          target: "ES2022",
+          module: "commonjs",
+          esModuleInterop: true,
+          skipLibCheck: true,
+        },
+      }),
+    );
+    fs.writeFileSync(path.join(dir, "index.ts"), opts.program);
+    for (const [rel, text] of Object.entries(opts.files ?? {})) {
+      fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+      fs.writeFileSync(path.join(dir, rel), text);
+    }
+    // The repository's installed packages, pulumi-svc (the built library) included.
+    if (opts.linkNodeModules !== false) {
+      fs.symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(dir, "node_modules"), "dir");
+    }
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PULUMI_HOME: home,
+      PULUMI_BACKEND_URL: `file://${backendDir}`,
+      PULUMI_CONFIG_PASSPHRASE: "e2e-passphrase",
+      PULUMI_CONFIG_PASSPHRASE_FILE: undefined,
+      PULUMI_SKIP_UPDATE_CHECK: "true",
+      PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+      PULUMI_SKIP_CONFIRMATIONS: "true",
+      PULUMI_ACCESS_TOKEN: undefined,
+      NO_COLOR: "1",
+      ...opts.env,
+    };
+    for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
+    const project = new PulumiProject(dir, backendDir, opts.stack ?? "dev", env);
+    await project.cli(["stack", "init", project.stack]);
+    return project;
+  }
+
+  /** Runs any command in the project folder with the project's environment (e.g. `npm install`). */
+  async exec(cmd: string, args: string[]): Promise<CliResult> {
+    const res = await runProcess(cmd, args, this.baseEnv, this.dir);
+    this.transcript += `\n$ ${res.command}\n${res.stdout}\n${res.stderr}`;
+    if (res.code !== 0)
+      throw new Error(`\`${res.command}\` exited with ${res.code}\n${res.stdout}\n${res.stderr}`);
+    return res;
+  }
+
+  /** Runs `pulumi <args>` in the project folder; throws on a non-zero exit unless allowed. */
+  async cli(args: string[], opts: RunOptions = {}): Promise<CliResult> {
+    const env = { ...this.baseEnv, ...opts.env };
+    for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
+    const res = await runProcess("pulumi", ["--non-interactive", ...args], env, this.dir, opts);
+    this.transcript += opts.revealsSecrets
+      ? `\n$ ${res.command}\n(output withheld: it reveals secrets on purpose)\n`
+      : `\n$ ${res.command}\n${res.stdout}\n${res.stderr}`;
+    if (res.code !== 0 && !opts.allowFailure) {
+      throw new Error(
+        `\`${res.command}\` exited with ${res.code ?? res.signal}\n--- stdout\n${res.stdout}\n--- stderr\n${res.stderr}`,
+      );
+    }
+    return res;
+  }
+
+  /** `pulumi up --yes`. */
+  up(extra: string[] = [], opts?: RunOptions): Promise<CliResult> {
+    return this.cli(["up", "--yes", "--skip-preview", ...extra], opts);
+  }
+
+  /** `pulumi preview`. */
+  preview(extra: string[] = [], opts?: RunOptions): Promise<CliResult> {
+    return this.cli(["preview", "--diff", ...extra], opts);
+  }
+
+  /** `pulumi refresh --yes`. */
+  refresh(extra: string[] = [], opts?: RunOptions): Promise<CliResult> {
+    return this.cli(["refresh", "--yes", "--skip-preview", ...extra], opts);
+  }
+
+  /** `pulumi destroy --yes`. */
+  destroy(extra: string[] = [], opts?: RunOptions): Promise<CliResult> {
+    return this.cli(["destroy", "--yes", "--skip-preview", ...extra], opts);
+  }
+
+  /**
+   * Sets stack config; `secret` stores it encrypted. A secret's value goes through
+   * standard input, so it is on no command line and in no transcript.
+   */
+  async setConfig(key: string, value: string, secret = false): Promise<void> {
+    if (secret) await this.cli(["config", "set", "--secret", key], { input: value });
+    else await this.cli(["config", "set", "--plaintext", key, "--", value]);
+  }
+
+  /** Stack outputs as plain JSON (secrets shown only when asked). */
+  async outputs(showSecrets = false): Promise<Record<string, unknown>> {
+    const res = await this.cli(["stack", "output", "--json", ...(showSecrets ? ["--show-secrets"] : [])], {
+      revealsSecrets: showSecrets,
+    });
+    return JSON.parse(res.stdout) as Record<string, unknown>;
+  }
+
+  /** `pulumi stack export`: the state as text and parsed. */
+  async exportState(): Promise<{ text: string; deployment: StateDeployment }> {
+    const res = await this.cli(["stack", "export"]);
+    return {
+      text: res.stdout,
+      deployment: (JSON.parse(res.stdout) as { deployment: StateDeployment }).deployment,
+    };
+  }
+
+  /** The stack's state file on disk (for its size). */
+  stateFile(): string {
+    const found: string[] = [];
+    const walk = (d: string): void => {
+      for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+        const p = path.join(d, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (e.name === `${this.stack}.json`) found.push(p);
+      }
+    };
+    walk(path.join(this.backendDir, ".pulumi", "stacks"));
+    if (found.length !== 1)
+      throw new Error(`expected one state file for ${this.stack}, found ${found.length}`);
+    return found[0];
+  }
+
+  /** Destroys what is left (best effort) and removes the folder. */
+  async cleanup(): Promise<void> {
+    await this.destroy([], { allowFailure: true }).catch(() => undefined);
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** The part of `pulumi stack export` tests read. */
+export interface StateDeployment {
+  resources: Array<{
+    urn: string;
+    type: string;
+    id?: string;
+    inputs?: Record<string, unknown>;
+    outputs?: Record<string, unknown>;
+    initErrors?: string[];
+  }>;
+  pending_operations?: unknown[];
+}
+
+/** Finds the one resource of a type in exported state. */
+export function resourceOfType(
+  deployment: StateDeployment,
+  type: string,
+): StateDeployment["resources"][number] {
+  const found = deployment.resources.filter((r) => r.type === type);
+  if (found.length !== 1) throw new Error(`expected one ${type} in state, found ${found.length}`);
+  return found[0];
+}
