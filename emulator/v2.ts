@@ -7,34 +7,15 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { handleAccount } from "./account-endpoint";
 import { requireBasic, requireBearer } from "./auth";
-import type { FaultEndpoint, FaultPlan } from "./faults";
+import type { V2Context, V2Result } from "./endpoint";
+import type { FaultEndpoint } from "./faults";
 import { HttpError, readBody, sendJson, sendRaw } from "./http";
 import { rawOverrideHeaders } from "./overrides";
-import type { LoggedRequest } from "./request-log";
 import { handleResume } from "./resume-endpoint";
 import type { EmulatorState } from "./state";
 
 /** Largest accepted `/v2` request body. */
 export const MAX_V2_BODY_BYTES = 1_048_576;
-
-/** What an endpoint gets. */
-export interface V2Context {
-  readonly state: EmulatorState;
-  readonly req: IncomingMessage;
-  readonly url: URL;
-  /** The request body text ("" when none). */
-  readonly body: string;
-  /** The faults decided for this request. */
-  readonly plan: FaultPlan;
-  /** The request's log entry (index, and fields the endpoint may fill in). */
-  readonly logEntry: LoggedRequest;
-}
-
-/** What an endpoint returns. */
-export type V2Result =
-  | { readonly kind: "json"; readonly status: number; readonly body: unknown }
-  /** The work was committed, but the response must be lost (socket destroyed). */
-  | { readonly kind: "lost" };
 
 /** One `/v2` route. */
 interface V2Route {
