@@ -7,7 +7,7 @@
  */
 import type { AccountRecord } from "./account";
 import type { DlqEntry } from "./entry";
-import type { FaultConfig } from "./faults";
+import type { FaultConfig } from "./fault-config";
 import type { EmulatorOptions } from "./options";
 import { resolveOptions } from "./options";
 import type { PlanName } from "./plans";
@@ -16,7 +16,7 @@ import { EmulatorState } from "./state";
 
 export type { AccountRecord } from "./account";
 export type { DlqEntry, StepState, WorkflowStep, RunState } from "./entry";
-export type { FaultConfig, RateLimitFault, FaultEndpoint } from "./faults";
+export type { FaultConfig, RateLimitFault, FaultEndpoint } from "./fault-config";
 export type { LedgerTotals, ResumedRun, ResumedStep } from "./ledger";
 export type { EffectiveSettings, FlowControlValue, Overrides } from "./overrides";
 export type { LoggedRequest } from "./request-log";

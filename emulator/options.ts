@@ -2,8 +2,8 @@
  * Options of {@link startEmulator}: their types, defaults and validation. The emulator only
  * listens on loopback addresses.
  */
-import type { FaultConfig } from "./faults";
-import { validateFaultConfig } from "./faults";
+import type { FaultConfig } from "./fault-config";
+import { validateFaultConfig } from "./fault-config";
 import { show } from "./http";
 import type { PlanName } from "./plans";
 import { isPlanName, PLAN_NAMES } from "./plans";

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { handleAccount } from "./account-endpoint";
 import { requireBasic, requireBearer } from "./auth";
 import type { V2Context, V2Result } from "./endpoint";
-import type { FaultEndpoint } from "./faults";
+import type { FaultEndpoint } from "./fault-config";
 import { HttpError, readBody, sendJson, sendRaw } from "./http";
 import { rawOverrideHeaders } from "./overrides";
 import { handleResume } from "./resume-endpoint";
