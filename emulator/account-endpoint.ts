@@ -1,7 +1,7 @@
 /**
  * `GET /v2/svc/user` after authentication: the account record (spec 2.3 plus extra fields).
  */
-import type { V2Context, V2Result } from "./v2";
+import type { V2Context, V2Result } from "./endpoint";
 
 /**
  * Handle an authenticated account request.

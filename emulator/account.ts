@@ -110,6 +110,16 @@ export class AccountStore {
     return this.planName;
   }
 
+  /** The account's identity (the record's `id`), by which the rate limit counts. */
+  get id(): string {
+    return this.current.id;
+  }
+
+  /** The record's `max_requests_per_second` as it is now (`undefined` once deleted by a patch). */
+  get maxRequestsPerSecond(): unknown {
+    return this.current.max_requests_per_second;
+  }
+
   /** Current bearer token. */
   get token(): string {
     return this.current.token;

@@ -26,6 +26,8 @@ export const ADMIN_ENDPOINTS: readonly string[] = [
   "PATCH /admin/account  {field: value}",
   "GET /admin/faults",
   "PUT /admin/faults  FaultConfig",
+  "GET /admin/rate-limit",
+  "PUT /admin/rate-limit  {enabled}",
 ];
 
 /**
@@ -57,6 +59,20 @@ function badRequestOnError<T>(change: () => T): T {
     if (error instanceof HttpError) throw error;
     throw new HttpError(400, (error as Error).message);
   }
+}
+
+/**
+ * The body of `GET /admin/rate-limit`: whether the limit is on, the limit now in force (the
+ * account's `max_requests_per_second`) and the counters.
+ *
+ * @param state - the emulator state.
+ */
+function rateLimitView(state: EmulatorState): Record<string, unknown> {
+  return {
+    enabled: state.rateLimit.enabled,
+    maxRequestsPerSecond: state.account.maxRequestsPerSecond ?? null,
+    stats: state.rateLimit.stats(),
+  };
 }
 
 /**
@@ -160,6 +176,20 @@ function dispatch(state: EmulatorState, route: string, url: URL, body: () => unk
       return [200, { config: state.faults.config, stats: state.faults.stats() }];
     case "PUT /admin/faults":
       return [200, { config: badRequestOnError(() => state.faults.configure(body() ?? {})) }];
+    case "GET /admin/rate-limit":
+      return [200, rateLimitView(state)];
+    case "PUT /admin/rate-limit": {
+      const input = body();
+      if (typeof input !== "object" || input === null || Array.isArray(input)) {
+        throw new HttpError(400, `rate-limit body must be {"enabled": true|false}, got ${show(input)}`);
+      }
+      const { enabled, ...rest } = input as Record<string, unknown>;
+      const extra = Object.keys(rest);
+      if (extra.length > 0)
+        throw new HttpError(400, `unknown rate-limit field ${show(extra[0])}; known: enabled`);
+      badRequestOnError(() => state.rateLimit.setEnabled(enabled));
+      return [200, rateLimitView(state)];
+    }
     default:
       throw new HttpError(404, `no such admin endpoint: ${route}; see GET /admin`);
   }

@@ -18,6 +18,7 @@ export const USAGE = `usage: node -r ts-node/register/transpile-only emulator/cl
   --token <t>                bearer token of the resume API
   --username <u>             Basic username of the account API
   --password <pw>            Basic password of the account API
+  --no-rate-limit            do not enforce the account's max_requests_per_second
   --help                     print this text`;
 
 /** A bad command line; the CLI exits with status 2. */
@@ -44,6 +45,8 @@ export interface CliArgs {
 
 /** Flags that take a value. */
 const VALUE_FLAGS = new Set(["port", "host", "dlq", "seed", "plan", "token", "username", "password"]);
+/** Flags that take no value. */
+const SWITCH_FLAGS = new Set(["no-rate-limit"]);
 /** Flags whose value is a secret and must not be echoed. */
 const SECRET_FLAGS = new Set(["token", "password"]);
 
@@ -55,11 +58,19 @@ const SECRET_FLAGS = new Set(["token", "password"]);
  */
 export function parseCliArgs(argv: readonly string[]): CliArgs {
   const values = new Map<string, string>();
+  const switches = new Set<string>();
   let help = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === "--help" || arg === "-h") {
       help = true;
+      continue;
+    }
+    if (arg.startsWith("--") && SWITCH_FLAGS.has(arg.slice(2).split("=")[0])) {
+      const flag = arg.slice(2);
+      if (flag.includes("=")) throw new CliUsageError(`--${flag.split("=")[0]} takes no value`);
+      if (switches.has(flag)) throw new CliUsageError(`--${flag} is given more than once`);
+      switches.add(flag);
       continue;
     }
     const match = /^--([a-z]+)(?:=(.*))?$/s.exec(arg);
@@ -122,5 +133,6 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     }
     options[flag] = value;
   }
+  if (switches.has("no-rate-limit")) options.rateLimit = false;
   return { help, options };
 }

@@ -2,7 +2,7 @@
  * Command-line entry point:
  *
  *   node -r ts-node/register/transpile-only emulator/cli.ts --port 0 --dlq 100 --plan payg \
- *     --token t --username u --password pw [--seed 1]
+ *     --token t --username u --password pw [--seed 1] [--no-rate-limit]
  *
  * First stdout line: `svc emulator listening on http://127.0.0.1:PORT`, then the admin URL hint.
  * Never prints the token or password. Bad flags exit 2; other start failures exit 1;
@@ -51,7 +51,10 @@ export async function main(argv: readonly string[]): Promise<void> {
   process.stdout.write(`svc emulator listening on ${emulator.url}\n`);
   process.stdout.write(
     `admin API (no auth, loopback only): ${emulator.adminUrl} — plan ${emulator.state.account.plan}, ` +
-      `${emulator.state.dlq.size} DLQ entries\n`,
+      `${emulator.state.dlq.size} DLQ entries, ` +
+      (emulator.state.rateLimit.enabled
+        ? `rate limit max_requests_per_second (${String(emulator.state.account.maxRequestsPerSecond)}) enforced\n`
+        : "rate limit off\n"),
   );
 }
 

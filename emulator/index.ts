@@ -7,7 +7,7 @@
  */
 import type { AccountRecord } from "./account";
 import type { DlqEntry } from "./entry";
-import type { FaultConfig } from "./faults";
+import type { FaultConfig } from "./fault-config";
 import type { EmulatorOptions } from "./options";
 import { resolveOptions } from "./options";
 import type { PlanName } from "./plans";
@@ -16,10 +16,11 @@ import { EmulatorState } from "./state";
 
 export type { AccountRecord } from "./account";
 export type { DlqEntry, StepState, WorkflowStep, RunState } from "./entry";
-export type { FaultConfig, RateLimitFault, FaultEndpoint } from "./faults";
+export type { FaultConfig, RateLimitFault, FaultEndpoint } from "./fault-config";
 export type { LedgerTotals, ResumedRun, ResumedStep } from "./ledger";
 export type { EffectiveSettings, FlowControlValue, Overrides } from "./overrides";
 export type { LoggedRequest } from "./request-log";
+export type { RateDecision, RateLimitStats } from "./rate-limit";
 export type { EmulatorOptions } from "./options";
 export type { PlanName, PlanLimits } from "./plans";
 export { PLAN_PRESETS } from "./plans";
@@ -46,7 +47,13 @@ export interface RunningEmulator {
    * @throws Error naming the field and the value when invalid.
    */
   setFaults(config: FaultConfig): FaultConfig;
-  /** Switch the account to a plan preset; updates `last_plan_upgrade_time`. */
+  /**
+   * Turn the account's rate limit on the resume API on or off (see `EmulatorOptions.rateLimit`).
+   *
+   * @throws Error naming the value when it is not a boolean.
+   */
+  setRateLimit(enabled: boolean): boolean;
+  /** Switch the account to a plan preset; updates `last_plan_upgrade_time`; the rate limit follows. */
   setPlan(plan: PlanName): AccountRecord;
   /** Add `count` deterministic failed runs; returns the number added. */
   seed(count: number, seed?: number): number;
@@ -99,6 +106,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       return closed;
     },
     setFaults: (config) => state.faults.configure(config),
+    setRateLimit: (enabled) => state.rateLimit.setEnabled(enabled),
     setPlan: (plan) => state.account.setPlan(plan, state.now()),
     seed: (count, seed = 1) => state.seed(count, seed),
     addEntries: (entries) => state.addEntries(entries),

@@ -2,8 +2,8 @@
  * Options of {@link startEmulator}: their types, defaults and validation. The emulator only
  * listens on loopback addresses.
  */
-import type { FaultConfig } from "./faults";
-import { validateFaultConfig } from "./faults";
+import type { FaultConfig } from "./fault-config";
+import { validateFaultConfig } from "./fault-config";
 import { show } from "./http";
 import type { PlanName } from "./plans";
 import { isPlanName, PLAN_NAMES } from "./plans";
@@ -33,6 +33,13 @@ export interface EmulatorOptions {
   readonly now?: () => number;
   /** Request log capacity (default 100,000). */
   readonly logCapacity?: number;
+  /**
+   * Enforce the account's `max_requests_per_second` on the resume API, as the service does
+   * (default true): 429 with `Retry-After` beyond it, `Burst-RateLimit-*` headers on every
+   * authenticated answer. `false` turns it off (no counting, no headers). Not the `rateLimit`
+   * fault of {@link FaultConfig}, which injects 429s on a schedule.
+   */
+  readonly rateLimit?: boolean;
 }
 
 /** Options with every default filled in. */
@@ -48,6 +55,7 @@ export interface ResolvedOptions {
   readonly faults: FaultConfig;
   readonly now: () => number;
   readonly logCapacity: number;
+  readonly rateLimit: boolean;
 }
 
 /** The defaults. */
@@ -90,6 +98,7 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     faults: options.faults ?? {},
     now: options.now ?? Date.now,
     logCapacity: options.logCapacity ?? 100_000,
+    rateLimit: options.rateLimit ?? true,
   };
   const int = (name: string, value: number, min: number, max: number): void => {
     if (!Number.isSafeInteger(value) || value < min || value > max) {
@@ -114,6 +123,9 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
   }
   if (resolved.username.includes(":"))
     throw new Error("username must not contain a colon (HTTP Basic separator)");
+  if (typeof resolved.rateLimit !== "boolean") {
+    throw new Error(`rateLimit must be a boolean, got ${show(resolved.rateLimit)}`);
+  }
   if (typeof resolved.now !== "function") throw new Error("now must be a function returning unix ms");
   validateFaultConfig(resolved.faults);
   return resolved;

@@ -1,10 +1,16 @@
 /**
  * The override headers of a resume request, validated strictly:
  *
- * - `Svc-Flow-Control-Key: <key>`
- * - `Svc-Flow-Control-Value: parallelism=5, rate=10, period=1s` (parts in that order, joined by
- *   ", ", only the set parts, at least one of parallelism/rate)
- * - `Svc-Retries: <non-negative integer>`
+ * - `Svc-Flow-Control-Key: <key>`: 1 to 256 characters, each visible ASCII U+0021..U+007E (no
+ *   spaces, no control characters, nothing outside ASCII).
+ * - `Svc-Flow-Control-Value: parallelism=5, rate=10, period=1s`: parts in that order, joined by
+ *   ", ", only the set parts, at least one of parallelism/rate. parallelism and rate are
+ *   integers 1..2,147,483,647 in decimal without sign or leading zeros; period matches
+ *   `^[1-9][0-9]{0,8}[smhd]$` ("1s", "10s", "1m", "2h", "1d"; not "01s", "10ms", "1S").
+ * - `Svc-Retries: <integer 0..2,147,483,647>`, decimal without sign or leading zeros.
+ *
+ * This is the emulator's own parser of the wire grammar (README "Override headers"); it does not
+ * share code with the client on purpose, so that it checks what the client sends.
  *
  * Also: how overrides combine with a DLQ entry's own settings into the effective settings.
  */
@@ -19,6 +25,9 @@ export const OVERRIDE_HEADERS = {
   flowControlValue: "svc-flow-control-value",
   retries: "svc-retries",
 } as const;
+
+/** Where the override headers are read from: a request, or anything with its `headersDistinct`. */
+export type HeaderSource = Pick<IncomingMessage, "headersDistinct">;
 
 /** A parsed `Svc-Flow-Control-Value`. */
 export interface FlowControlValue {
@@ -56,23 +65,25 @@ export interface EffectiveSettings {
   readonly retries: number;
 }
 
-/** Largest accepted `Svc-Retries`. */
-const MAX_RETRIES_HEADER = 2_147_483_647;
+/** Largest accepted `Svc-Retries`, parallelism and rate: 2^31 - 1. */
+export const MAX_HEADER_INTEGER = 2_147_483_647;
 /** Visible ASCII without spaces, 1..256 characters. */
 const KEY_PATTERN = /^[\x21-\x7e]{1,256}$/;
-/** Positive integer without leading zeros. */
+/** Positive decimal integer without sign or leading zeros (range checked separately). */
 const POSITIVE_INTEGER = /^[1-9][0-9]{0,9}$/;
+/** Non-negative decimal integer without sign or leading zeros (range checked separately). */
+const NON_NEGATIVE_INTEGER = /^(?:0|[1-9][0-9]{0,9})$/;
 /** Order in which flow-control parts must appear. */
 const PART_ORDER = ["parallelism", "rate", "period"] as const;
 
 /**
  * Read and validate the override headers of a request.
  *
- * @param req - the request.
+ * @param req - the request (or an object with its lower-case `headersDistinct`).
  * @returns the overrides that were sent.
  * @throws HttpError 400 naming the header and the value.
  */
-export function parseOverrides(req: IncomingMessage): Overrides {
+export function parseOverrides(req: HeaderSource): Overrides {
   const key = singleHeader(req, OVERRIDE_HEADERS.flowControlKey, "Svc-Flow-Control-Key");
   const value = singleHeader(req, OVERRIDE_HEADERS.flowControlValue, "Svc-Flow-Control-Value");
   const retries = singleHeader(req, OVERRIDE_HEADERS.retries, "Svc-Retries");
@@ -88,10 +99,11 @@ export function parseOverrides(req: IncomingMessage): Overrides {
   }
   if (value !== undefined) overrides.flowControlValue = parseFlowControlValue(value);
   if (retries !== undefined) {
-    if (!/^[0-9]{1,10}$/.test(retries) || Number(retries) > MAX_RETRIES_HEADER) {
+    if (!NON_NEGATIVE_INTEGER.test(retries) || Number(retries) > MAX_HEADER_INTEGER) {
       throw new HttpError(
         400,
-        `Svc-Retries must be a non-negative integer up to ${MAX_RETRIES_HEADER}, got ${show(retries)}`,
+        `Svc-Retries must be a non-negative integer up to ${MAX_HEADER_INTEGER} ` +
+          `(decimal, no sign or leading zeros), got ${show(retries)}`,
       );
     }
     overrides.retries = Number(retries);
@@ -123,12 +135,18 @@ export function parseFlowControlValue(raw: string): FlowControlValue {
     if (position <= lastPart) throw fail(`part ${show(name)} is repeated or out of order`);
     lastPart = position;
     if (name === "period") {
-      if (!PERIOD_PATTERN.test(text))
-        throw fail(`period must look like "1s", "10s" or "1m", got ${show(text)}`);
+      if (!PERIOD_PATTERN.test(text)) {
+        throw fail(
+          `period must look like "1s", "10s" or "1m" (1 to 999999999 followed by s, m, h or d), got ${show(text)}`,
+        );
+      }
       result.period = text;
     } else {
-      if (!POSITIVE_INTEGER.test(text) || !Number.isSafeInteger(Number(text))) {
-        throw fail(`${name} must be a positive integer, got ${show(text)}`);
+      if (!POSITIVE_INTEGER.test(text) || Number(text) > MAX_HEADER_INTEGER) {
+        throw fail(
+          `${name} must be a positive integer, got ${show(text)} ` +
+            `(1 to ${MAX_HEADER_INTEGER}, decimal, no sign or leading zeros)`,
+        );
       }
       if (name === "parallelism") result.parallelism = Number(text);
       else result.rate = Number(text);
@@ -163,7 +181,7 @@ export function effectiveSettings(entry: DlqEntry, overrides: Overrides): Effect
  *
  * @param req - the request.
  */
-export function rawOverrideHeaders(req: IncomingMessage): Record<string, string> {
+export function rawOverrideHeaders(req: HeaderSource): Record<string, string> {
   const raw: Record<string, string> = {};
   for (const name of Object.values(OVERRIDE_HEADERS)) {
     const values = req.headersDistinct[name];
@@ -179,7 +197,7 @@ export function rawOverrideHeaders(req: IncomingMessage): Record<string, string>
  * @param name - lower-case header name.
  * @param display - header name for messages.
  */
-function singleHeader(req: IncomingMessage, name: string, display: string): string | undefined {
+function singleHeader(req: HeaderSource, name: string, display: string): string | undefined {
   const values = req.headersDistinct[name];
   if (values === undefined) return undefined;
   if (values.length !== 1)

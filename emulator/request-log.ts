@@ -21,6 +21,8 @@ export interface LoggedRequest {
   status: number | null;
   /** Runs resumed (committed) by the request. */
   resumed: number;
+  /** True when the account's rate limit refused the request (429; nothing resumed). */
+  rateLimited?: boolean;
   /** Name of the fault applied, if any. */
   fault?: string;
   /** Error message sent, or the reason for the response (e.g. the unknown DLQ IDs of a 404). */

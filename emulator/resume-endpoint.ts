@@ -8,7 +8,7 @@ import { HttpError, parseJsonBody } from "./http";
 import { parseOverrides } from "./overrides";
 import { resume } from "./resume";
 import { parseResumeRequest } from "./resume-request";
-import type { V2Context, V2Result } from "./v2";
+import type { V2Context, V2Result } from "./endpoint";
 
 /** The message of the 404 for unknown DLQ IDs, as the service words it. */
 export const NOT_FOUND_MESSAGE = "Some DLQ messages were not found";

@@ -4,6 +4,17 @@
  * Fields travel in the query string (`?dlqIds=a&dlqIds=b&fromDate=…`), as the official client
  * sends them; a JSON object body with the same fields is accepted too (`dlqIds` as an array). A
  * field may not appear in both places. Every problem is a 400 naming the field and the value.
+ *
+ * The grammar (README "Selection fields"), checked here independently of the client:
+ * - `dlqIds`: 1 to 50 values, each a non-empty string without leading or trailing whitespace and
+ *   without control characters (U+0000..U+001F, U+007F). Repeats are accepted and resumed once
+ *   (the emulator de-duplicates, keeping the first occurrence; the client refuses repeats before
+ *   sending, so a repeat reaches the emulator only from another client).
+ * - `fromDate`, `toDate`, `workflowCreatedAt`: integers 0..Number.MAX_SAFE_INTEGER (unix ms);
+ *   `fromDate <= toDate`.
+ * - `workflowUrl`, `workflowRunId`: non-empty strings without leading or trailing whitespace and
+ *   without control characters; non-ASCII is allowed.
+ * - `cursor`: a string ("" counts as none); `count`: 1..50.
  */
 import type { EntryFilter } from "./dlq";
 import { HttpError, show } from "./http";
@@ -69,7 +80,7 @@ export function parseResumeRequest(query: URLSearchParams, body: unknown): Resum
     const value = single(raw, field);
     if (value === undefined) continue;
     if (typeof value !== "string") throw new HttpError(400, `${field} must be a string, got ${show(value)}`);
-    if (value === "" && field !== "cursor") throw new HttpError(400, `${field} must not be empty`);
+    if (field !== "cursor") checkText(field, value);
     strings[field] = value;
   }
 
@@ -162,7 +173,7 @@ function dlqIdsFromBody(value: unknown): unknown[] {
 }
 
 /**
- * Check each DLQ ID and drop duplicates (keeping request order).
+ * Check each DLQ ID and drop repeats (keeping the first occurrence, in request order).
  *
  * @param values - the raw values.
  */
@@ -177,6 +188,28 @@ function validateDlqIds(values: readonly unknown[]): string[] {
     if (typeof value !== "string")
       throw new HttpError(400, `dlqIds[${i}] must be a string, got ${show(value)}`);
     if (value.trim() === "") throw new HttpError(400, `dlqIds[${i}] is empty (${show(value)})`);
+    checkText(`dlqIds[${i}]`, value);
   });
   return [...new Set(values as string[])];
+}
+
+/**
+ * Check a text field: not empty, no leading or trailing whitespace, no control characters.
+ *
+ * @param field - field name for the message, e.g. "workflowUrl" or "dlqIds[2]".
+ * @param value - the value.
+ * @throws HttpError 400 naming the field and the value.
+ */
+function checkText(field: string, value: string): void {
+  if (value === "") throw new HttpError(400, `${field} must not be empty, got ""`);
+  if (value.trim() !== value) {
+    throw new HttpError(400, `${field} must not have leading or trailing whitespace, got ${show(value)}`);
+  }
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code <= 0x1f || code === 0x7f) {
+      const hex = code.toString(16).toUpperCase().padStart(4, "0");
+      throw new HttpError(400, `${field} must not contain control characters (U+${hex}), got ${show(value)}`);
+    }
+  }
 }

@@ -11,6 +11,7 @@ import { FaultInjector } from "./faults";
 import { show } from "./http";
 import { Ledger } from "./ledger";
 import type { PlanName } from "./plans";
+import { AccountRateLimiter } from "./rate-limit";
 import { RequestLog } from "./request-log";
 import { seedEntries } from "./seed";
 
@@ -31,6 +32,8 @@ export interface StateInit {
   readonly now: () => number;
   /** Capacity of the request log. */
   readonly logCapacity?: number;
+  /** Whether the account's rate limit is enforced on the resume API (default true). */
+  readonly rateLimit?: boolean;
 }
 
 /** The emulator's state. */
@@ -45,6 +48,8 @@ export class EmulatorState {
   readonly faults = new FaultInjector();
   /** The account record and credentials. */
   readonly account: AccountStore;
+  /** The account's rate limit on the resume API (`max_requests_per_second`). */
+  readonly rateLimit: AccountRateLimiter;
   /** Clock, unix ms. */
   readonly now: () => number;
 
@@ -54,6 +59,7 @@ export class EmulatorState {
   constructor(init: StateInit) {
     this.now = init.now;
     this.log = new RequestLog(init.logCapacity);
+    this.rateLimit = new AccountRateLimiter(init.rateLimit ?? true);
     this.account = new AccountStore({
       token: init.token,
       username: init.username,
@@ -103,12 +109,16 @@ export class EmulatorState {
     return entries.map((entry) => this.dlq.insert(entry));
   }
 
-  /** Empty the DLQ (new cursor epoch), the ledger and the request log, and clear the faults. */
+  /**
+   * Empty the DLQ (new cursor epoch), the ledger and the request log, clear the faults, and
+   * forget the rate-limit windows and counters (whether the limit is on stays as it is).
+   */
   reset(): void {
     this.dlq.clear();
     this.ledger.clear();
     this.log.clear();
     this.faults.configure({});
+    this.rateLimit.clear();
   }
 
   /**

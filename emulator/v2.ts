@@ -1,45 +1,31 @@
 /**
  * The request pipeline of the service API under `/v2`, shared by both endpoints:
- * route and method check → read body → log → fault plan → latency → auth → pre-commit fault →
- * endpoint → post-commit fault → response. Errors become `{"error": …}` with credentials redacted.
+ * log → route and method check → read body → fault plan → latency → auth → account rate limit
+ * (resume only) → pre-commit fault → endpoint → post-commit fault → response. Errors become
+ * `{"error": …}` with credentials redacted. Every answer after authentication carries the rate
+ * limit's `Burst-RateLimit-*` headers (when the limit is on).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { handleAccount } from "./account-endpoint";
 import { requireBasic, requireBearer } from "./auth";
-import type { FaultEndpoint, FaultPlan } from "./faults";
+import type { V2Context, V2Result } from "./endpoint";
+import type { FaultEndpoint } from "./fault-config";
 import { HttpError, readBody, sendJson, sendRaw } from "./http";
 import { rawOverrideHeaders } from "./overrides";
-import type { LoggedRequest } from "./request-log";
+import { rateLimitMessage } from "./rate-limit";
 import { handleResume } from "./resume-endpoint";
 import type { EmulatorState } from "./state";
 
 /** Largest accepted `/v2` request body. */
 export const MAX_V2_BODY_BYTES = 1_048_576;
 
-/** What an endpoint gets. */
-export interface V2Context {
-  readonly state: EmulatorState;
-  readonly req: IncomingMessage;
-  readonly url: URL;
-  /** The request body text ("" when none). */
-  readonly body: string;
-  /** The faults decided for this request. */
-  readonly plan: FaultPlan;
-  /** The request's log entry (index, and fields the endpoint may fill in). */
-  readonly logEntry: LoggedRequest;
-}
-
-/** What an endpoint returns. */
-export type V2Result =
-  | { readonly kind: "json"; readonly status: number; readonly body: unknown }
-  /** The work was committed, but the response must be lost (socket destroyed). */
-  | { readonly kind: "lost" };
-
 /** One `/v2` route. */
 interface V2Route {
   readonly method: string;
   readonly endpoint: FaultEndpoint;
+  /** Whether the account's rate limit applies (`max_requests_per_second`). */
+  readonly rateLimited: boolean;
   readonly authenticate: (state: EmulatorState, req: IncomingMessage) => void;
   readonly handle: (ctx: V2Context) => V2Result;
 }
@@ -49,12 +35,14 @@ const ROUTES: Readonly<Record<string, V2Route>> = {
   "/v2/workflows/dlq/resume": {
     method: "POST",
     endpoint: "resume",
+    rateLimited: true,
     authenticate: (state, req) => requireBearer(req, state.account.token),
     handle: handleResume,
   },
   "/v2/svc/user": {
     method: "GET",
     endpoint: "account",
+    rateLimited: false,
     authenticate: (state, req) => requireBasic(req, state.account.username, state.account.password),
     handle: handleAccount,
   },
@@ -103,6 +91,8 @@ export async function handleV2(
     status: null,
     resumed: 0,
   });
+  // Headers of every answer once the request is authenticated (rate-limit headers).
+  let answerHeaders: Readonly<Record<string, string>> = {};
   try {
     const route = ROUTES[url.pathname];
     if (route === undefined) throw new HttpError(404, `no such endpoint: ${req.method} ${url.pathname}`);
@@ -115,6 +105,22 @@ export async function handleV2(
     const plan = state.faults.plan(route.endpoint, state.now());
     if (plan.delayMs > 0) await sleep(plan.delayMs, undefined, { signal });
     route.authenticate(state, req);
+    answerHeaders = plan.rateLimitHeaders;
+    if (route.rateLimited) {
+      const decision = state.rateLimit.take(
+        state.account.id,
+        state.account.maxRequestsPerSecond,
+        logEntry.time,
+      );
+      if (decision !== undefined) {
+        // A rateLimit fault, when configured, speaks over the account's own headers.
+        answerHeaders = { ...decision.headers, ...plan.rateLimitHeaders };
+        if (!decision.allowed) {
+          logEntry.rateLimited = true;
+          throw new HttpError(429, rateLimitMessage(decision), decision.headers);
+        }
+      }
+    }
 
     const fault = plan.preCommit;
     if (fault !== undefined) {
@@ -124,10 +130,7 @@ export async function handleV2(
         return;
       }
       logEntry.status = fault.status;
-      sendRaw(res, fault.status, fault.body, fault.contentType, {
-        ...plan.rateLimitHeaders,
-        ...fault.headers,
-      });
+      sendRaw(res, fault.status, fault.body, fault.contentType, { ...answerHeaders, ...fault.headers });
       return;
     }
 
@@ -138,7 +141,7 @@ export async function handleV2(
       return;
     }
     logEntry.status = result.status;
-    sendJson(res, result.status, result.body, plan.rateLimitHeaders);
+    sendJson(res, result.status, result.body, answerHeaders);
   } catch (error) {
     if (signal.aborted) {
       req.socket.destroy();
@@ -146,7 +149,7 @@ export async function handleV2(
     }
     const status = error instanceof HttpError ? error.status : 500;
     const message = redact(error instanceof Error ? error.message : String(error));
-    const headers = error instanceof HttpError ? error.headers : {};
+    const headers = { ...answerHeaders, ...(error instanceof HttpError ? error.headers : {}) };
     logEntry.status = status;
     logEntry.error ??= message;
     sendJson(res, status, { error: message }, headers);

@@ -78,12 +78,14 @@ describe("emulator CLI", function () {
       const match = /^svc emulator listening on (http:\/\/127\.0\.0\.1:(\d+))$/.exec(first);
       assert.ok(match, first);
       assert.match(second, /\/admin/);
+      assert.match(second, /rate limit max_requests_per_second \(100\) enforced/);
       const url = match[1];
       const res = await fetch(`${url}/v2/workflows/dlq/resume`, {
         method: "POST",
         headers: { authorization: "Bearer cli-secret-token" },
       });
       assert.equal(res.status, 200);
+      assert.equal(res.headers.get("burst-ratelimit-limit"), "100");
       const body = (await res.json()) as { workflowRuns: unknown[]; cursor: string };
       assert.equal(body.workflowRuns.length, 50);
       assert.notEqual(body.cursor, "");
@@ -100,6 +102,24 @@ describe("emulator CLI", function () {
     for (const output of [cli.stdout, cli.stderr]) {
       assert.ok(!output.includes("cli-secret-token") && !output.includes("cli-secret-password"), output);
     }
+  });
+
+  it("--no-rate-limit: says so, and answers without rate-limit headers", async () => {
+    const cli = spawnCli(["--port", "0", "--dlq", "1", "--no-rate-limit"]);
+    try {
+      const [first, second] = await waitForLines(cli, 2);
+      assert.match(second, /rate limit off/);
+      const url = (/listening on (\S+)$/.exec(first) ?? [])[1];
+      const res = await fetch(`${url}/v2/workflows/dlq/resume`, {
+        method: "POST",
+        headers: { authorization: "Bearer emulator-token" },
+      });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get("burst-ratelimit-limit"), null);
+    } finally {
+      cli.child.kill("SIGTERM");
+    }
+    assert.equal(await cli.exit, 0);
   });
 
   it("closes cleanly on SIGINT", async () => {
