@@ -189,8 +189,10 @@ function validateDlqIds(values: readonly unknown[]): string[] {
       throw new HttpError(400, `dlqIds[${i}] must be a string, got ${show(value)}`);
     if (value.trim() === "") throw new HttpError(400, `dlqIds[${i}] is empty (${show(value)})`);
     checkText(`dlqIds[${i}]`, value);
+    const first = values.indexOf(value);
+    if (first !== i) throw new HttpError(400, `dlqIds[${i}] repeats dlqIds[${first}] (${show(value)})`);
   });
-  return [...new Set(values as string[])];
+  return values as string[];
 }
 
 /**

@@ -31,8 +31,15 @@ export interface EmulatorProcess {
   close(): Promise<void>;
 }
 
-/** Starts `emulator/cli.ts` with `dlq` seeded entries and waits for its URL. */
-export async function startEmulatorProcess(dlq = 0, plan = "payg"): Promise<EmulatorProcess> {
+/**
+ * Starts `emulator/cli.ts` with `dlq` seeded entries and waits for its URL. The account rate
+ * limit is off unless `rateLimit` is true: most benchmarks measure the client, not the limit.
+ */
+export async function startEmulatorProcess(
+  dlq = 0,
+  plan = "payg",
+  rateLimit = false,
+): Promise<EmulatorProcess> {
   const child = spawn(
     process.execPath,
     [
@@ -45,6 +52,7 @@ export async function startEmulatorProcess(dlq = 0, plan = "payg"): Promise<Emul
       String(dlq),
       "--plan",
       plan,
+      ...(rateLimit ? [] : ["--no-rate-limit"]),
       "--token",
       CREDS.token,
       "--username",

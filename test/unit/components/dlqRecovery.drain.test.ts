@@ -39,7 +39,7 @@ function loggedIds(q: Readonly<Record<string, string | readonly string[]>>): str
 }
 
 describe("components/providers/dlqRecovery: create drains with the cursor", () => {
-  const emu = useEmulator();
+  const emu = useEmulator({ rateLimit: false });
 
   for (const n of [1, 50, 51, 237, 10_000]) {
     it(`N=${n}: ceil(N/50)=${Math.ceil(n / 50)} requests, N resumed, every entry exactly once`, async () => {

@@ -143,8 +143,11 @@ describe("emulator wire grammar", () => {
       const fifty = Array.from({ length: MAX_RUNS_PER_REQUEST }, (_, i) => `d${i}`);
       assert.deepEqual(parseResumeRequest(ids(fifty), undefined).dlqIds, fifty);
     });
-    it("de-duplicates repeats, keeping the first occurrence (documented; the client refuses repeats)", () => {
-      assert.deepEqual(parseResumeRequest(ids(["b", "a", "b"]), undefined).dlqIds, ["b", "a"]);
+    it("refuses a repeated ID, naming both positions and the value", () => {
+      assert.throws(
+        () => parseResumeRequest(ids(["b", "a", "b"]), undefined),
+        (e: HttpError) => e.status === 400 && e.message === 'dlqIds[2] repeats dlqIds[0] ("b")',
+      );
     });
     for (const [name, value] of [
       ["empty", ""],

@@ -118,10 +118,11 @@ describe("emulator resume filters", () => {
       assert.deepEqual(resumedIds(emu()), ["d1"]);
     });
 
-    it("a duplicate ID is resumed once", async () => {
-      const body = await resumeOk(emu(), { dlqIds: ["d1", "d1"] });
-      assert.equal(body.workflowRuns.length, 1);
-      assert.equal(emu().state.ledger.totals().duplicates, 0);
+    it("a repeated ID → 400 naming it, and nothing is resumed", async () => {
+      const res = await resumeRaw(emu(), { dlqIds: ["d1", "d1"] });
+      assert.equal(res.status, 400);
+      assert.deepEqual(await res.json(), { error: 'dlqIds[1] repeats dlqIds[0] ("d1")' });
+      assert.equal(emu().state.ledger.totals().resumedTotal, 0);
     });
 
     it("an unknown ID → 404, and nothing in the request is resumed", async () => {
