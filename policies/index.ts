@@ -7,9 +7,6 @@
  */
 import { PolicyPack } from "@pulumi/policy";
 import { PACK_NAME, createPolicies } from "./pack";
-import { installStackConfigHook } from "./stackConfig";
-
-installStackConfigHook();
 
 new PolicyPack(PACK_NAME, {
   description:

@@ -53,9 +53,9 @@ export type LiveAccountResult =
 export type LiveAccountSource = () => Promise<LiveAccountResult>;
 
 /**
- * Reads stack config keys such as `svc:password` through `new pulumi.Config("svc")`, which
- * holds the stack's config (secrets decrypted) once the pack has received it from the engine
- * (see `stackConfig.ts`).
+ * Reads stack config keys such as `svc:password` through `new pulumi.Config("svc")`: the
+ * Node.js language host starts a policy pack with the stack's config (secrets decrypted), as
+ * it does a program.
  */
 export const pulumiStackConfig: StackConfigReader = {
   get(key: string): string | undefined {

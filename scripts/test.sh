@@ -6,8 +6,9 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 step() { printf '\n==> %s\n' "$*"; }
-step "build (tsc -p tsconfig.build.json)"
-tsc -p tsconfig.build.json
+step "build (dist/: tsc -p tsconfig.build.json, unless already built from these sources)"
+bash toolchain/build.sh
+echo "dist/ is current"
 step "typecheck (tsc --noEmit)"
 tsc -p tsconfig.json --noEmit
 step "lint (eslint)"

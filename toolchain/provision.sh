@@ -13,6 +13,8 @@
 #   3. An offline, non-interactive Pulumi home: .toolchain/home, a file:// backend in
 #      .toolchain/state and a generated passphrase in .toolchain/passphrase.
 #      A user's own ~/.pulumi, backend and login are never read or changed.
+#   4. The built library, dist/ (toolchain/build.sh), when it is missing or older than its
+#      sources: the policy pack, the in-repo programs and the tests run it.
 #
 # A second run does nothing but check (about a second).
 set -euo pipefail
@@ -116,3 +118,6 @@ mkdir -p "$TC/home" "$TC/state"
 if [[ ! -s "$TC/passphrase" ]]; then
   (umask 077 && "$NODE" -e 'process.stdout.write(require("crypto").randomBytes(24).toString("base64url"))' >"$TC/passphrase")
 fi
+
+# ---------------------------------------------------------------------------- dist/
+bash "$ROOT/toolchain/build.sh"
