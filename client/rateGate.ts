@@ -184,7 +184,7 @@ export class RateGate implements GateStatus {
         }
         // Keep to the schedule when a timer fired a little late; after an idle spell start anew
         // (no burst to catch up).
-        this.lastSlot = Math.max(at, t - interval / 2);
+        this.lastSlot = at >= t - interval / 2 ? at : t;
         this.counters.released += 1;
         (this.queue.shift() as () => void)();
       }

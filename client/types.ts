@@ -305,6 +305,27 @@ export interface GateStatus {
   readonly ratePerSecond: number | undefined;
 }
 
+/** A per-account rate gate as the client uses it (see `RateGate`). */
+export interface AccountGate extends GateStatus {
+  /** Awaited before every request attempt. */
+  acquire(): Promise<void>;
+  /** Told the status and headers of every response. */
+  observe(status: number, headers: Record<string, string | string[] | undefined>): void;
+}
+
+/** Options of {@link SvcClient.drainWindows}. */
+export interface DrainWindowsOptions extends WindowDrainOptions {
+  /**
+   * The account's rate gate. Default: the process-wide gate of this client's base URL and token
+   * (`accountRateGates`), so every drain of the process shares it.
+   */
+  gate?: AccountGate;
+  /** The account's `max_requests_per_second`, when known: set as the default gate's limit. */
+  accountLimit?: number;
+  /** Upper bound of this drain's request starts per second (retries included), below the gate. */
+  maxRequestsPerSecond?: number;
+}
+
 /** Progress of a windowed drain, handed to `onPage` after every page. */
 export interface WindowPageEvent {
   /** The page just received. */

@@ -289,17 +289,18 @@ export async function drainWindows(
   };
 
   for (;;) {
-    fill();
-    if (inFlight.size === 0 && settled.length === 0) break;
-    if (settled.length === 0) {
-      await new Promise<void>((resolve) => (wake = resolve));
-      wake = undefined;
-      continue;
+    // Every answer that arrived is recorded before anything new is sent, so no request starts
+    // after a failure is known.
+    while (settled.length > 0) {
+      const done = settled.shift() as Settled;
+      inFlight.delete(done.slot);
+      if ("page" in done) await onAnswer(done.slot, done.state, done.page);
+      else onError(done.slot, done.state, done.error);
     }
-    const done = settled.shift() as Settled;
-    inFlight.delete(done.slot);
-    if ("page" in done) await onAnswer(done.slot, done.state, done.page);
-    else onError(done.slot, done.state, done.error);
+    fill();
+    if (inFlight.size === 0) break;
+    await new Promise<void>((resolve) => (wake = resolve));
+    wake = undefined;
   }
 
   if (failure !== undefined) throw new PartialFailure(failure.error, progress());

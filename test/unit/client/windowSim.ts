@@ -181,13 +181,13 @@ export class FakeDlq {
       await this.delay();
       state.attempts += 1;
       this.fault?.(index, state);
-      const page = this.resume(window, cursor);
+      const page = this.resumeNow(window, cursor);
       record.runs = page.workflowRuns.length;
       record.cursorOut = page.cursor;
       if (this.loseAnswer?.(index)) {
         // The lost attempt resumed a page; the retry resumes the next one.
         state.ambiguous = true;
-        const retry = this.resume(window, cursor);
+        const retry = this.resumeNow(window, cursor);
         return { ...retry, ambiguous: true };
       }
       return page;
@@ -196,7 +196,8 @@ export class FakeDlq {
     }
   };
 
-  private resume(window: DrainWindow, cursor: string | undefined): ResumePage {
+  /** Handles one request at once (for a mocked HTTP endpoint). */
+  resumeNow(window: DrainWindow, cursor: string | undefined): ResumePage {
     const key = `${window.from ?? "-"}:${window.to ?? "-"}`;
     let start = this.lowerBound(window.from ?? -Infinity);
     if (cursor !== undefined) {
