@@ -24,26 +24,26 @@ export function prng(seed: number): () => number {
   };
 }
 
-/** Failure-time distributions of the issue, `n` entries each, sorted. */
-export const DISTRIBUTIONS: Record<string, (n: number, seed?: number) => number[]> = {
-  /** Evenly over the 3 days before NOW. */
-  uniform3d: (n, seed = 1) => sorted(n, seed, () => [NOW - 3 * DAY, 3 * DAY]),
+/** Failure-time distributions of the issue, `n` entries each, sorted, relative to `now`. */
+export const DISTRIBUTIONS: Record<string, (n: number, seed?: number, now?: number) => number[]> = {
+  /** Evenly over the 3 days before now. */
+  uniform3d: (n, seed = 1, now = NOW) => sorted(n, seed, () => [now - 3 * DAY, 3 * DAY]),
   /** One 20-second burst 30 hours ago. */
-  burst20s: (n, seed = 1) => sorted(n, seed, () => [NOW - 30 * 3_600_000, 20_000]),
+  burst20s: (n, seed = 1, now = NOW) => sorted(n, seed, () => [now - 30 * 3_600_000, 20_000]),
   /** Three 20-second bursts, at 60 h, 37 h and 2 h ago. */
-  bursts3: (n, seed = 1) => {
-    const starts = [NOW - 60 * 3_600_000, NOW - 37 * 3_600_000, NOW - 2 * 3_600_000];
+  bursts3: (n, seed = 1, now = NOW) => {
+    const starts = [now - 60 * 3_600_000, now - 37 * 3_600_000, now - 2 * 3_600_000];
     let i = 0;
     return sorted(n, seed, () => [starts[i++ % 3], 20_000]);
   },
-  /** Every entry in the same millisecond. */
-  singleMs: (n) => Array.from({ length: n }, () => NOW - 5 * DAY),
+  /** Every entry in the same millisecond, 5 days ago. */
+  singleMs: (n, _seed, now = NOW) => Array.from({ length: n }, () => now - 5 * DAY),
   /** Two single-millisecond clusters and a sprinkle over 3 days. */
-  clusters: (n, seed = 1) => {
+  clusters: (n, seed = 1, now = NOW) => {
     let i = 0;
     return sorted(n, seed, () => {
       const k = i++ % 5;
-      return k === 0 ? [NOW - DAY, 1] : k === 1 ? [NOW - 2 * DAY, 1] : [NOW - 3 * DAY, 3 * DAY];
+      return k === 0 ? [now - DAY, 1] : k === 1 ? [now - 2 * DAY, 1] : [now - 3 * DAY, 3 * DAY];
     });
   },
 };
