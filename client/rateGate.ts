@@ -182,9 +182,9 @@ export class RateGate implements GateStatus {
           await this.sleep(Math.min(Math.ceil(at - t), MAX_SLEEP_MS));
           continue;
         }
-        // Keep to the schedule when a timer fired a little late; after an idle spell start anew
-        // (no burst to catch up).
-        this.lastSlot = at >= t - interval / 2 ? at : t;
+        // Keep to the schedule when a timer fired late by up to one interval (so a busy event
+        // loop does not lower the rate); after an idle spell start anew (no burst to catch up).
+        this.lastSlot = at >= t - interval ? at : t;
         this.counters.released += 1;
         (this.queue.shift() as () => void)();
       }
