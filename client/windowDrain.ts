@@ -42,6 +42,11 @@ import { DEFAULT_HORIZON_MS, mayOpenWindow, rootWindow, splitWindow, validateWin
 
 /** Windows in flight at once by default. */
 export const DEFAULT_WINDOW_CONCURRENCY = 16;
+/**
+ * Requests waiting at the rate gate from which the rate, not latency, bounds the drain: no more
+ * windows are opened then. Two rather than one, so jitter in latency does not leave the gate idle.
+ */
+export const GATE_BACKLOG = 2;
 
 /**
  * Sends one resume request for `window`, continuing after `cursor`. Updates `state` as attempts
@@ -209,12 +214,13 @@ export async function drainWindows(
 
   /**
    * Splits `s` (just answered with a full page and a cursor) when a slot would sit idle, the
-   * gate is not the bottleneck, the budget allows one more window, and no other splittable
-   * window has run longer (the longest-running window is likely the one with the most left).
+   * gate is not the bottleneck (fewer than {@link GATE_BACKLOG} requests wait), the budget
+   * allows one more window, and no other splittable window has run longer (the longest-running
+   * window is likely the one with the most left).
    */
   const trySplit = (s: Slot): boolean => {
     const idle = concurrency - inFlight.size - runnable.length - 1;
-    if (idle < 1 || failure !== undefined || (gate?.waiting ?? 0) > 0) return false;
+    if (idle < 1 || failure !== undefined || (gate?.waiting ?? 0) >= GATE_BACKLOG) return false;
     if (!mayOpenWindow(budget, open.length, { allowance: opts.windowAllowance })) return false;
     if (open.some((o) => o !== s && !o.atomic && o.pages > s.pages)) return false;
     const pieces = splitWindow(s.window, now(), horizonMs);

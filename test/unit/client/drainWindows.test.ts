@@ -174,6 +174,22 @@ describe("client/SvcClient.drainWindows", () => {
     assert.equal(e.partial.resumedCount + rest.resumedCount, n);
   });
 
+  it("a gate whose observer throws does not change the outcome of a request", async () => {
+    const dlq = new FakeDlq(DISTRIBUTIONS.uniform3d(120));
+    serve(h, dlq);
+    const throwing: AccountGate = {
+      acquire: () => gate.acquire(),
+      observe: () => {
+        throw new Error("observer failed");
+      },
+      waiting: 0,
+      ratePerSecond: undefined,
+    };
+    const res = await h.client.drainWindows({}, undefined, { concurrency: 2, gate: throwing });
+    assert.equal(res.resumedCount, 120);
+    assert.equal(dlq.remaining, 0);
+  });
+
   it("refuses a bad selection before sending, and shares the account's gate by default", async () => {
     const e = await rejection(h.client.drainWindows({ fromDate: -1 }));
     assert.ok(e instanceof SvcError && e.code === "SVC_INVALID_ARGUMENT");
