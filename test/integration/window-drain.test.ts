@@ -73,6 +73,7 @@ describe("integration: windowed drain ↔ emulator over loopback", function () {
   });
   beforeEach(() => {
     emulator.reset();
+    emulator.setPlan("free");
     registry = new RateGateRegistry();
   });
   after(async () => emulator?.close());
@@ -210,7 +211,9 @@ describe("integration: windowed drain ↔ emulator over loopback", function () {
     const n = 4_000;
     seed("uniform3d", n, 11, "http://127.0.0.1/workflows/a");
     seed("bursts3", n, 12, "http://127.0.0.1/workflows/b");
-    // The emulator's per-second limit (one-second windows on unix seconds, headers on every answer).
+    // A per-second limit of 40 (one-second windows on unix seconds, headers on every answer): the
+    // account's own limit, and the same rule as a fault for an emulator that does not enforce it.
+    emulator.state.account.patch({ max_requests_per_second: 40 });
     emulator.setFaults({ endpoints: ["resume"], latencyMs: 5, rateLimit: { burst: 40, windowMs: 1_000 } });
     const gateA = registry.forAccount(emulator.url, CREDS.token);
     const gateB = registry.forAccount(`${emulator.url}/`, CREDS.token);
