@@ -8,7 +8,7 @@
  * 1. an explicit limit (the account record's `max_requests_per_second`, when the caller knows it);
  * 2. else the `Burst-RateLimit-Limit` header, learnt from the first response that carries it;
  * 3. else a cautious start at {@link CAUTIOUS_START_RATE} per second, doubled after every second
- *    the gate was the bottleneck without a 429, halved on a 429 (slow start, as TCP does).
+ *    the gate was in use without a 429, halved on a 429 (slow start, as TCP does).
  * When both 1 and 2 are known the lower one counts. A per-drain cap (`maxRequestsPerSecond`)
  * is a separate gate in front of this one (see {@link capped}).
  *
