@@ -3,25 +3,29 @@
  *
  * @packageDocumentation
  */
-import { SvcError } from "./errors";
-import { drainPages, resumeBatches, withPartialProgress } from "./drain";
+import { DrainError, SvcError } from "./errors";
+import { PartialFailure, drainPages, resumeBatches, withPartialProgress } from "./drain";
 import { selectionProblems, throwIfProblems, type DlqSelection, type ResumeOverrides } from "./contract";
 import { overrideHeaders } from "./headers";
-import { resumeQuery, selectionQuery } from "./query";
+import { resumeQuery, selectionQuery, validateSelection } from "./query";
+import { accountRateGates, capped } from "./rateGate";
 import { OPEN_GATE, spacingGate, type RequestGate } from "./rateLimiter";
 import { Redactor } from "./redact";
 import { RequestRunner, type CallState } from "./request";
-import { resolveRetryPolicy } from "./retry";
+import { resolveRetryPolicy, type ResponseHeaders } from "./retry";
 import { resolveEndpoint, Transport } from "./transport";
 import type {
   AccountRecord,
   DrainOptions,
   DrainResult,
+  DrainWindowsOptions,
   ResumeByIdsOptions,
   ResumePage,
   SvcClientOptions,
 } from "./types";
 import { validateAccountRecord, validateResumePage } from "./validate";
+import { drainWindows, type WindowDrainProgress } from "./windowDrain";
+import { windowSelection } from "./windows";
 
 /** Path of the bulk-resume endpoint under `baseUrl`. */
 export const RESUME_PATH = "/v2/workflows/dlq/resume";
@@ -224,6 +228,51 @@ export class SvcClient {
     );
   }
 
+  /**
+   * Resumes every entry matching `selection` (filters or `{}` for all) in parallel failure-time
+   * windows, as fast as the account's rate gate allows (see `client/windowDrain.ts`): every
+   * entry once, at most 50 runs a request, requests within 1.10 × ceil(N/50) + 32.
+   * `concurrency: 1` is the sequential drain of {@link drain}. `onPage` gets the state to
+   * continue from after every page; pass it back as `state` to continue a cut-off drain.
+   *
+   * @throws DrainError with `partial` (including `windowState`) when a request, `onPage` or the
+   * signal stops the drain; requests in flight finish and are counted first
+   */
+  async drainWindows(
+    selection: DlqSelection,
+    overrides?: ResumeOverrides,
+    opts: DrainWindowsOptions = {},
+  ): Promise<WindowDrainProgress> {
+    validateSelection(selection);
+    overrideHeaders(overrides);
+    const prepare = this.preparedOnce(overrides);
+    const gate =
+      opts.gate ??
+      accountRateGates.forAccount(this.options.baseUrl ?? "", this.options.token ?? "", opts.accountLimit);
+    const acquire = capped(() => gate.acquire(), opts.maxRequestsPerSecond, this.now, this.sleep);
+    const observe = (status: number, headers: ResponseHeaders): void => gate.observe(status, headers);
+    try {
+      return await drainWindows(
+        selection,
+        (window, cursor, state) =>
+          this.resumeOnce(
+            selectionQuery(windowSelection(selection, window), { trusted: true })(cursor),
+            selection.dlqIds,
+            prepare,
+            state,
+            acquire,
+            opts.signal,
+            observe,
+          ),
+        gate,
+        { now: this.now, ...opts },
+      );
+    } catch (error) {
+      if (error instanceof PartialFailure) throw DrainError.wrap(error.error, error.progress, "drain");
+      throw error;
+    }
+  }
+
   /** Closes the connection pools the client opened (an injected dispatcher is left open). */
   async close(): Promise<void> {
     await this.transport.close();
@@ -269,6 +318,7 @@ export class SvcClient {
     state: CallState,
     gate: RequestGate,
     signal?: AbortSignal,
+    onResponse?: (status: number, headers: ResponseHeaders) => void,
   ): Promise<ResumePage> {
     const { endpoint, headers } = prepare();
     const byIds = dlqIds !== undefined;
@@ -299,6 +349,7 @@ export class SvcClient {
         accept404AfterAmbiguous: byIds,
         gate,
         ...(signal ? { signal } : {}),
+        ...(onResponse ? { onResponse } : {}),
       },
       state,
     );

@@ -50,7 +50,55 @@ export interface DrainLoopOptions extends DrainOptions {
   maxEmptyPages?: number;
 }
 
-function checkCount(value: number | undefined, name: string, min: number): void {
+/**
+ * The loop checks of one cursor chain (a drain, or one window of a windowed drain): a cursor
+ * that was already used, or `maxEmptyPages` pages in a row with a cursor and no runs.
+ */
+export class CursorChain {
+  private readonly seen = new Set<string>();
+  private emptyPagesInARow = 0;
+
+  /**
+   * @param startCursor - the cursor the chain starts from, if any
+   * @param maxEmptyPages - pages with a cursor and no runs in a row before giving up
+   */
+  constructor(
+    startCursor: string | undefined,
+    private readonly maxEmptyPages: number,
+  ) {
+    if (startCursor !== undefined) this.seen.add(startCursor);
+  }
+
+  /**
+   * Records a page that carried the cursor `next` and `runs` runs.
+   *
+   * @returns why following `next` would loop, or `undefined` when it may be followed
+   */
+  loopReason(next: string, runs: number): string | undefined {
+    if (this.seen.has(next)) {
+      return (
+        `The service returned a cursor (length ${next.length}) that was already used in this drain; ` +
+        "following it would repeat forever"
+      );
+    }
+    this.seen.add(next);
+    this.emptyPagesInARow = runs === 0 ? this.emptyPagesInARow + 1 : 0;
+    if (this.emptyPagesInARow >= this.maxEmptyPages) {
+      return (
+        `${this.emptyPagesInARow} pages in a row returned a cursor (last one of length ${next.length}) but no runs; ` +
+        "the cursor does not seem to end"
+      );
+    }
+    return undefined;
+  }
+}
+
+/**
+ * Checks an optional count option.
+ *
+ * @throws SvcError `SVC_INVALID_ARGUMENT` when it is set and not an integer ≥ `min`
+ */
+export function checkCount(value: number | undefined, name: string, min: number): void {
   if (value !== undefined && (typeof value !== "number" || !Number.isSafeInteger(value) || value < min)) {
     throw new SvcError("SVC_INVALID_ARGUMENT", `\`${name}\` must be an integer ≥ ${min}`);
   }
@@ -77,8 +125,7 @@ export async function drainPages(step: ResumeStep, opts: DrainLoopOptions = {}):
   let requestCount = 0;
   let ambiguousRequests = 0;
   let cursor = opts.startCursor === "" ? undefined : opts.startCursor;
-  const seen = new Set<string>(cursor === undefined ? [] : [cursor]);
-  let emptyPagesInARow = 0;
+  const chain = new CursorChain(cursor, maxEmptyPages);
   const keepRuns = opts.keepRuns !== false;
   let resumedCount = 0;
 
@@ -125,20 +172,8 @@ export async function drainPages(step: ResumeStep, opts: DrainLoopOptions = {}):
     }
     if (next === undefined) return progress();
 
-    if (seen.has(next)) {
-      throw loop(
-        `The service returned a cursor (length ${next.length}) that was already used in this drain; ` +
-          "following it would repeat forever",
-      );
-    }
-    seen.add(next);
-    emptyPagesInARow = page.workflowRuns.length === 0 ? emptyPagesInARow + 1 : 0;
-    if (emptyPagesInARow >= maxEmptyPages) {
-      throw loop(
-        `${emptyPagesInARow} pages in a row returned a cursor (last one of length ${next.length}) but no runs; ` +
-          "the cursor does not seem to end",
-      );
-    }
+    const loopReason = chain.loopReason(next, page.workflowRuns.length);
+    if (loopReason !== undefined) throw loop(loopReason);
     if (opts.maxRequests !== undefined && requestCount >= opts.maxRequests) {
       throw loop(
         `The drain did not finish within maxRequests=${opts.maxRequests}: a cursor (length ${next.length}) ` +

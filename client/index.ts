@@ -14,7 +14,19 @@ export {
   RETRIES_HEADER,
 } from "./headers";
 export { validateAccountRecord, validateResumePage } from "./validate";
-export { DEFAULT_RETRY_POLICY, parseRetryAfter, parseRateLimitReset } from "./retry";
+export { DEFAULT_RETRY_POLICY, parseRetryAfter, parseRateLimitReset, parseRateLimitHeaders } from "./retry";
+export type { RateLimitHeaders } from "./retry";
+export { RateGate, RateGateRegistry, accountRateGates, accountKey, CAUTIOUS_START_RATE } from "./rateGate";
+export type { RateGateOptions, RateGateStats } from "./rateGate";
+export { drainWindows, DEFAULT_WINDOW_CONCURRENCY } from "./windowDrain";
+export type { WindowStep, WindowDrainProgress } from "./windowDrain";
+export {
+  DEFAULT_HORIZON_MS,
+  DEFAULT_WINDOW_ALLOWANCE,
+  WINDOW_OVERHEAD,
+  MAX_SAVED_WINDOWS,
+  validateWindowState,
+} from "./windows";
 export { isLoopbackHost } from "./transport";
 export {
   DURATION_UNITS,
@@ -46,7 +58,15 @@ export { show, typeName } from "./show";
 export type { ShowOptions } from "./show";
 export { DEFAULT_MAX_EMPTY_PAGES, DEFAULT_CONCURRENCY } from "./drain";
 export type {
+  AccountGate,
   AccountRecord,
+  DrainWindow,
+  DrainWindowsOptions,
+  GateStatus,
+  OpenWindow,
+  WindowDrainOptions,
+  WindowDrainState,
+  WindowPageEvent,
   DrainOptions,
   DrainPageEvent,
   DrainProgress,

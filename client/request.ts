@@ -8,7 +8,7 @@
 import { STATUS_CODES } from "node:http";
 import { SvcError, type SvcErrorCode } from "./errors";
 import { bodyExcerpt, type Redactor } from "./redact";
-import { planRetry, serverWaitHint } from "./retry";
+import { planRetry, serverWaitHint, type ResponseHeaders } from "./retry";
 import type { RequestGate } from "./rateLimiter";
 import { TransportFailure, type Endpoint, type IncomingResponse, type Transport } from "./transport";
 import type { RetryEvent, RetryPolicy } from "./types";
@@ -40,6 +40,11 @@ export interface CallSpec {
   gate?: RequestGate;
   /** Checked before every retry wait; stops with `SVC_ABORTED`. */
   signal?: AbortSignal;
+  /**
+   * Told the status and headers of every response, before it is interpreted (a rate gate
+   * learns the limit from it). A throw is ignored.
+   */
+  onResponse?: (status: number, headers: ResponseHeaders) => void;
 }
 
 /** Mutable record of a call's attempts; still meaningful when the call throws. */
@@ -134,6 +139,13 @@ export class RequestRunner {
     } catch (e) {
       if (!(e instanceof TransportFailure)) throw e;
       return this.transportFailure(spec, e, label, ctx);
+    }
+    if (spec.onResponse) {
+      try {
+        spec.onResponse(res.status, res.headers);
+      } catch {
+        // An observer must not change the outcome of a request.
+      }
     }
 
     const { status } = res;

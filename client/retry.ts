@@ -85,22 +85,58 @@ export function parseRateLimitReset(value: string | undefined, nowMs: number): n
   return Math.max(0, Math.ceil(atMs - nowMs));
 }
 
+/** Response headers as the transport hands them over (lower-case names). */
+export type ResponseHeaders = Record<string, string | string[] | undefined>;
+
+/** The first value of a response header (lower-case name). */
+function firstHeader(headers: ResponseHeaders, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** What the rate-limit headers of one response say; each field only when readable. */
+export interface RateLimitHeaders {
+  /** `Burst-RateLimit-Limit`: requests allowed per one-second window, a positive integer. */
+  limit?: number;
+  /** `Burst-RateLimit-Remaining`: requests left in the current window, a non-negative integer. */
+  remaining?: number;
+  /** `Burst-RateLimit-Reset` (unix seconds) as the wait from `nowMs` until the window resets, ms. */
+  resetInMs?: number;
+  /** `Retry-After` (seconds or an HTTP date) as a wait from `nowMs`, ms. */
+  retryAfterMs?: number;
+}
+
+/**
+ * Parses the rate-limit headers of a response: `Burst-RateLimit-Limit`, `-Remaining`,
+ * `-Reset` and `Retry-After`. Unreadable values are left out.
+ */
+export function parseRateLimitHeaders(headers: ResponseHeaders, nowMs: number): RateLimitHeaders {
+  const int = (name: string, min: number): number | undefined => {
+    const v = firstHeader(headers, name)?.trim();
+    if (v === undefined || !/^\d{1,9}$/.test(v)) return undefined;
+    const n = Number(v);
+    return n >= min ? n : undefined;
+  };
+  const found: RateLimitHeaders = {
+    limit: int("burst-ratelimit-limit", 1),
+    remaining: int("burst-ratelimit-remaining", 0),
+    resetInMs: parseRateLimitReset(firstHeader(headers, "burst-ratelimit-reset"), nowMs),
+    retryAfterMs: parseRetryAfter(firstHeader(headers, "retry-after"), nowMs),
+  };
+  const out: RateLimitHeaders = {};
+  for (const k of Object.keys(found) as (keyof RateLimitHeaders)[]) {
+    if (found[k] !== undefined) out[k] = found[k];
+  }
+  return out;
+}
+
 /**
  * The wait the server asked for, from the `Retry-After` and `Burst-RateLimit-Reset` headers
  * (the longer one wins), or `undefined` when there is no usable hint.
  */
-export function serverWaitHint(
-  headers: Record<string, string | string[] | undefined>,
-  nowMs: number,
-): number | undefined {
-  const first = (name: string): string | undefined => {
-    const v = headers[name];
-    return Array.isArray(v) ? v[0] : v;
-  };
-  const hints = [
-    parseRetryAfter(first("retry-after"), nowMs),
-    parseRateLimitReset(first("burst-ratelimit-reset"), nowMs),
-  ].filter((h): h is number => h !== undefined);
+export function serverWaitHint(headers: ResponseHeaders, nowMs: number): number | undefined {
+  const { retryAfterMs, resetInMs } = parseRateLimitHeaders(headers, nowMs);
+  const hints = [retryAfterMs, resetInMs].filter((h): h is number => h !== undefined);
   return hints.length === 0 ? undefined : Math.max(...hints);
 }
 

@@ -219,8 +219,127 @@ export interface DrainResult {
 
 /** Progress carried by a {@link DrainError} so no resumed run is forgotten. */
 export interface DrainProgress extends DrainResult {
-  /** Cursor to resume the drain from (`drain` only); `undefined` when none is known or done. */
+  /**
+   * Cursor to resume the drain from (`drain` only; a windowed drain sets it while its only open
+   * window is the whole selection); `undefined` when none is known or done.
+   */
   cursor: string | undefined;
   /** DLQ IDs whose batch did not complete (`resumeByIds` only). */
   remainingDlqIds?: string[];
+  /** The windows still open, to continue from (`drainWindows` only). */
+  windowState?: WindowDrainState;
+}
+
+/** A failure-time window, inclusive unix milliseconds; an unset bound is open. */
+export interface DrainWindow {
+  /** First millisecond of the window (sent as `fromDate`); unset: open below. */
+  from?: number;
+  /** Last millisecond of the window (sent as `toDate`); unset: open above. */
+  to?: number;
+}
+
+/** A window that is not finished, with the cursor of its last answered page. */
+export interface OpenWindow extends DrainWindow {
+  /** Where the window continues; unset: from its start. */
+  cursor?: string;
+}
+
+/**
+ * What a cut-off windowed drain continues from: the windows still open (with their cursors) and
+ * the counters of the window budget. Bounded: at most 64 windows, a few kB. Plain JSON.
+ */
+export interface WindowDrainState {
+  /** Format version, `1`. */
+  version: 1;
+  /** Windows not finished yet, pairwise disjoint, in failure-time order. Empty when done. */
+  windows: OpenWindow[];
+  /** Runs reported by the drain so far, continuations included (the window budget's credit). */
+  runs: number;
+  /** Σ (50 − runs) over the pages that were not full, in runs (the window budget's debit). */
+  shortfall: number;
+}
+
+/** What a windowed drain reads from its rate gate (see `RateGate`). */
+export interface GateStatus {
+  /** Requests waiting for the gate now: more than 0 means the rate, not latency, bounds the drain. */
+  readonly waiting: number;
+  /** Requests per second the gate lets through now; `undefined` when it does not limit. */
+  readonly ratePerSecond: number | undefined;
+}
+
+/** A per-account rate gate as the client uses it (see `RateGate`). */
+export interface AccountGate extends GateStatus {
+  /** Awaited before every request attempt. */
+  acquire(): Promise<void>;
+  /** Told the status and headers of every response. */
+  observe(status: number, headers: Record<string, string | string[] | undefined>): void;
+}
+
+/** Options of {@link SvcClient.drainWindows}. */
+export interface DrainWindowsOptions extends WindowDrainOptions {
+  /**
+   * The account's rate gate. Default: the process-wide gate of this client's base URL and token
+   * (`accountRateGates`), so every drain of the process shares it.
+   */
+  gate?: AccountGate;
+  /** The account's `max_requests_per_second`, when known: set as the default gate's limit. */
+  accountLimit?: number;
+  /** Upper bound of this drain's request starts per second (retries included), below the gate. */
+  maxRequestsPerSecond?: number;
+}
+
+/** Progress of a windowed drain, handed to `onPage` after every page. */
+export interface WindowPageEvent {
+  /** The page just received. */
+  page: ResumePage;
+  /** The window the page belongs to. */
+  window: DrainWindow;
+  /** Resume requests answered so far by this call, this one included. */
+  requestCount: number;
+  /** Runs resumed so far by this call (with known IDs), this page included. */
+  resumedCount: number;
+  /** Windows not finished. */
+  windowsOpen: number;
+  /** Windows with a request in flight now. */
+  windowsInFlight: number;
+  /** Requests answered per second since this call started. */
+  requestsPerSecond: number;
+  /** The gate's rate now (requests per second), when it limits. */
+  gateRatePerSecond: number | undefined;
+  /** The state to continue from if the drain were cut off now. */
+  state: WindowDrainState;
+}
+
+/** Options of a windowed drain (`drainWindows`). */
+export interface WindowDrainOptions {
+  /**
+   * Windows with a request in flight at most. `1` is the sequential drain: one cursor over the
+   * whole selection, ceil(N/50) requests, no windows. Default 16.
+   */
+  concurrency?: number;
+  /** Continue a cut-off windowed drain from the state it reported. */
+  state?: WindowDrainState;
+  /** Continue a cut-off sequential drain from its cursor (not with `state`). */
+  startCursor?: string;
+  /**
+   * How far back from now failures may lie when the selection has no `fromDate`, ms (for
+   * example the account's DLQ retention). Default 90 days. Only where windows split depends on it.
+   */
+  horizonMs?: number;
+  /** Windows the drain may open before it resumed anything (the constant of the request bound). Default 16. */
+  windowAllowance?: number;
+  /** As in {@link DrainOptions.keepRuns}. */
+  keepRuns?: boolean;
+  /** Awaited after every page; a throw stops the drain (pages in flight are still recorded). */
+  onPage?: (e: WindowPageEvent) => void | Promise<void>;
+  /** Told when a saved cursor was refused (400) and its window restarted without it. */
+  onCursorRefused?: (window: DrainWindow) => void;
+  /** Stop with `SVC_CURSOR_LOOP` when more requests than this would be needed. Default: no limit. */
+  maxRequests?: number;
+  /** Pages with a cursor and no runs in a row, per window, before giving up. Default 3. */
+  maxEmptyPages?: number;
+  /** Stops launching requests (`SVC_ABORTED`); requests in flight finish and are recorded. */
+  signal?: AbortSignal;
+  /** Clock, unix ms (window bounds and rates). Default `Date.now`. */
+  now?: () => number;
 }

@@ -1,0 +1,261 @@
+/**
+ * One rate gate per account: every resume request of every drain in the process passes the
+ * gate of its account (base URL and token), so all the DlqRecovery resources of one `pulumi up`
+ * together stay within the account's per-second limit.
+ *
+ * The gate releases waiting requests one at a time, in arrival order, at most `rate` per second
+ * (evenly spaced, never in bursts). Where the rate comes from:
+ * 1. an explicit limit (the account record's `max_requests_per_second`, when the caller knows it);
+ * 2. else the `Burst-RateLimit-Limit` header, learnt from the first response that carries it;
+ * 3. else a cautious start at {@link CAUTIOUS_START_RATE} per second, doubled after every second
+ *    the gate was in use without a 429, halved on a 429 (slow start, as TCP does).
+ * When both 1 and 2 are known the lower one counts. A per-drain cap (`maxRequestsPerSecond`)
+ * is a separate gate in front of this one (see {@link capped}).
+ *
+ * On a 429 every user of the gate pauses until the window resets (`Burst-RateLimit-Reset`,
+ * else `Retry-After`, else one second), then continues; a 2xx that says the window is spent
+ * (`Burst-RateLimit-Remaining: 0` with a reset ahead) pauses the same way, so requests from
+ * other processes of the account are taken into account.
+ *
+ * @packageDocumentation
+ */
+import * as crypto from "node:crypto";
+import { SvcError } from "./errors";
+import { spacingGate, type RequestGate } from "./rateLimiter";
+import { parseRateLimitHeaders, type ResponseHeaders } from "./retry";
+import type { GateStatus } from "./types";
+
+/** Requests per second before anything is known about the limit. */
+export const CAUTIOUS_START_RATE = 10;
+/** Above this learnt-by-probing rate the gate stops limiting. */
+export const MAX_PROBED_RATE = 10_000;
+/** The longest a waiting gate sleeps before it looks at its rate again, ms. */
+const MAX_SLEEP_MS = 25;
+/** Pause after a 429 that names no reset or retry time, ms. */
+const DEFAULT_PAUSE_MS = 1_000;
+
+/** Options of a {@link RateGate}. */
+export interface RateGateOptions {
+  /** Known limit, requests per second (the account's `max_requests_per_second`). */
+  limit?: number;
+  /** Rate to start at when no limit is known. Default {@link CAUTIOUS_START_RATE}. */
+  startRate?: number;
+  /** Clock, unix ms. Default `Date.now`. */
+  now?: () => number;
+  /** Waits the given milliseconds. Default: a `setTimeout` promise. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** Counters of a gate, for progress and benchmarks. */
+export interface RateGateStats {
+  /** Requests released. */
+  released: number;
+  /** Responses observed. */
+  responses: number;
+  /** 429 responses observed. */
+  limited: number;
+  /** Pauses until a window reset (after a 429 or a spent window). */
+  pauses: number;
+  /** The explicit limit, if any. */
+  explicitLimit?: number;
+  /** The limit learnt from `Burst-RateLimit-Limit`, if any. */
+  learntLimit?: number;
+}
+
+function checkRate(value: unknown, name: string): void {
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
+    throw new SvcError("SVC_INVALID_ARGUMENT", `\`${name}\` must be a positive number; got ${String(value)}`);
+  }
+}
+
+/** Paces the requests of one account. See the module comment. */
+export class RateGate implements GateStatus {
+  private readonly now: () => number;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly queue: (() => void)[] = [];
+  private pumping = false;
+  private lastSlot = -Infinity;
+  private pausedUntil = -Infinity;
+  private explicit: number | undefined;
+  private learnt: number | undefined;
+  private probe: number;
+  private probeSince: number;
+  private limitedSinceProbe = false;
+  private readonly counters = { released: 0, responses: 0, limited: 0, pauses: 0 };
+
+  /** @param options - limit, start rate, clock */
+  constructor(options: RateGateOptions = {}) {
+    if (options.limit !== undefined) checkRate(options.limit, "limit");
+    if (options.startRate !== undefined) checkRate(options.startRate, "startRate");
+    this.now = options.now ?? Date.now;
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.explicit = options.limit;
+    this.probe = options.startRate ?? CAUTIOUS_START_RATE;
+    this.probeSince = this.now();
+  }
+
+  /** Awaited before every request attempt: resolves when the request may be sent. */
+  readonly acquire: RequestGate = () =>
+    new Promise<void>((resolve) => {
+      this.queue.push(resolve);
+      void this.pump();
+    });
+
+  /** Requests waiting now. */
+  get waiting(): number {
+    return this.queue.length;
+  }
+
+  /** Requests per second let through now; `undefined` when the gate does not limit. */
+  get ratePerSecond(): number | undefined {
+    const known = this.knownLimit();
+    if (known !== undefined) return known;
+    return this.probe > MAX_PROBED_RATE ? undefined : this.probe;
+  }
+
+  /** Sets (or clears) the explicit limit, e.g. from the account record. */
+  setLimit(limit: number | undefined): void {
+    if (limit !== undefined) checkRate(limit, "limit");
+    this.explicit = limit;
+  }
+
+  /** Counters since the gate was made. */
+  stats(): RateGateStats {
+    return {
+      ...this.counters,
+      ...(this.explicit !== undefined ? { explicitLimit: this.explicit } : {}),
+      ...(this.learnt !== undefined ? { learntLimit: this.learnt } : {}),
+    };
+  }
+
+  /**
+   * Learns from a response: the limit and a spent window from the `Burst-RateLimit-*` headers,
+   * and a 429 pauses every user until the window resets.
+   */
+  observe(status: number, headers: ResponseHeaders): void {
+    const t = this.now();
+    this.counters.responses += 1;
+    const burst = parseRateLimitHeaders(headers, t);
+    if (burst.limit !== undefined) this.learnt = burst.limit;
+    if (status === 429) {
+      this.counters.limited += 1;
+      this.limitedSinceProbe = true;
+      if (this.knownLimit() === undefined) this.probe = Math.max(1, this.probe / 2);
+      this.pauseUntil(t + (burst.resetInMs ?? burst.retryAfterMs ?? DEFAULT_PAUSE_MS));
+    } else if (burst.remaining === 0 && burst.resetInMs !== undefined && burst.resetInMs > 0) {
+      this.pauseUntil(t + burst.resetInMs);
+    }
+  }
+
+  private knownLimit(): number | undefined {
+    if (this.explicit === undefined) return this.learnt;
+    if (this.learnt === undefined) return this.explicit;
+    return Math.min(this.explicit, this.learnt);
+  }
+
+  private pauseUntil(at: number): void {
+    if (at <= this.pausedUntil || at <= this.now()) return;
+    this.pausedUntil = at;
+    this.counters.pauses += 1;
+  }
+
+  private interval(t: number): number {
+    if (this.knownLimit() === undefined && this.probe <= MAX_PROBED_RATE && t - this.probeSince >= 1_000) {
+      // A second at the probing rate with requests waiting and no 429: try twice as fast.
+      if (!this.limitedSinceProbe) this.probe *= 2;
+      this.limitedSinceProbe = false;
+      this.probeSince = t;
+    }
+    const rate = this.ratePerSecond;
+    return rate === undefined ? 0 : 1_000 / rate;
+  }
+
+  private async pump(): Promise<void> {
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      while (this.queue.length > 0) {
+        const t = this.now();
+        const interval = this.interval(t);
+        const at = Math.max(this.lastSlot + interval, this.pausedUntil);
+        if (at > t) {
+          await this.sleep(Math.min(Math.ceil(at - t), MAX_SLEEP_MS));
+          continue;
+        }
+        // Keep to the schedule when a timer fired late by up to one interval (so a busy event
+        // loop does not lower the rate); after an idle spell start anew (no burst to catch up).
+        this.lastSlot = at >= t - interval ? at : t;
+        this.counters.released += 1;
+        (this.queue.shift() as () => void)();
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+}
+
+/**
+ * A gate that passes `cap` (a per-drain `maxRequestsPerSecond`) first, then the account's
+ * shared gate.
+ */
+export function capped(
+  gate: RequestGate,
+  cap: number | undefined,
+  now: () => number = Date.now,
+  sleep?: (ms: number) => Promise<void>,
+): RequestGate {
+  if (cap === undefined) return gate;
+  const spacing = spacingGate(cap, now, sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))));
+  return async () => {
+    await spacing();
+    await gate();
+  };
+}
+
+/**
+ * The key of an account's gate: the base URL (origin and path) and a short SHA-256 of the
+ * token. The token itself never appears in a key.
+ */
+export function accountKey(baseUrl: string, token: string): string {
+  let where = baseUrl;
+  try {
+    const u = new URL(baseUrl);
+    where = `${u.origin}${u.pathname.replace(/\/+$/, "")}`;
+  } catch {
+    // not a URL: the client refuses it before sending; the key only has to be stable
+  }
+  const tokenHash = crypto.createHash("sha256").update(token, "utf8").digest("hex").slice(0, 16);
+  return `${where}#${tokenHash}`;
+}
+
+/** The gates of a process, one per account. */
+export class RateGateRegistry {
+  private readonly gates = new Map<string, RateGate>();
+
+  /** @param defaults - options of every gate made (clock, start rate) */
+  constructor(private readonly defaults: Omit<RateGateOptions, "limit"> = {}) {}
+
+  /**
+   * The gate of the account of `baseUrl` and `token`, made on first use. A `limit` given sets
+   * the gate's explicit limit (the account record is the same for every caller).
+   */
+  forAccount(baseUrl: string, token: string, limit?: number): RateGate {
+    const key = accountKey(baseUrl, token);
+    let gate = this.gates.get(key);
+    if (gate === undefined) {
+      gate = new RateGate({ ...this.defaults, ...(limit !== undefined ? { limit } : {}) });
+      this.gates.set(key, gate);
+    } else if (limit !== undefined) {
+      gate.setLimit(limit);
+    }
+    return gate;
+  }
+
+  /** Number of accounts with a gate. */
+  get size(): number {
+    return this.gates.size;
+  }
+}
+
+/** The process-wide registry: every drain of the process shares the gate of its account. */
+export const accountRateGates = new RateGateRegistry();

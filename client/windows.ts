@@ -1,0 +1,194 @@
+/**
+ * The window planner of a parallel drain: disjoint failure-time windows that partition a filter
+ * (or `all`) selection, how a window is split, how many windows a drain may open, and the saved
+ * state from which a cut-off drain continues.
+ *
+ * Why windows partition a selection exactly: resumed entries leave the DLQ, and `fromDate`/`toDate`
+ * are inclusive integer milliseconds, so windows `[a, m]` and `[m + 1, b]` select disjoint sets
+ * whose union is `[a, b]`. A request for a window without a cursor returns that window's next
+ * remaining entries, so a window can be split or restarted without its cursor: no entry is lost
+ * or resumed twice.
+ *
+ * Why the number of windows is bounded: every window ends with one page that is not full (a
+ * partial or empty page), so each window opened costs up to one request beyond ceil(N/50). The
+ * planner lets a drain open a window only while
+ * `shortfall / 50 + openWindows + 1 ≤ allowance + overhead × runs / 50` (see
+ * {@link mayOpenWindow}), which keeps the requests of the whole drain within
+ * `(1 + overhead) × ceil(N/50) + allowance` for any distribution of failure times.
+ *
+ * @packageDocumentation
+ */
+import { SvcError } from "./errors";
+import { MAX_RUNS_PER_REQUEST, type DlqSelection } from "./contract";
+import type { DrainWindow, OpenWindow, WindowDrainState } from "./types";
+
+/** Window budget: the share of requests beyond ceil(N/50) a drain may spend on windows. */
+export const WINDOW_OVERHEAD = 0.1;
+/** Window budget: windows a drain may open before it has resumed anything. */
+export const DEFAULT_WINDOW_ALLOWANCE = 32;
+/**
+ * How far back from now failures are looked for when the selection has no `fromDate`: 90 days,
+ * the longest DLQ retention of the published plans. Only where windows are split depends on it;
+ * the first window stays open below, so older entries are still resumed.
+ */
+export const DEFAULT_HORIZON_MS = 90 * 86_400_000;
+/** Most windows a saved state may hold. */
+export const MAX_SAVED_WINDOWS = 64;
+
+function invalid(message: string): SvcError {
+  return new SvcError("SVC_INVALID_ARGUMENT", message);
+}
+
+/** The one window that covers the whole selection: the drain before any split. */
+export function rootWindow(selection: DlqSelection): DrainWindow {
+  const w: DrainWindow = {};
+  if (selection.fromDate !== undefined) w.from = selection.fromDate;
+  if (selection.toDate !== undefined) w.to = selection.toDate;
+  return w;
+}
+
+/** The selection of one window: the selection with the window's bounds as `fromDate`/`toDate`. */
+export function windowSelection(selection: DlqSelection, window: DrainWindow): DlqSelection {
+  const { fromDate: _from, toDate: _to, ...rest } = selection;
+  const s: DlqSelection = { ...rest };
+  if (window.from !== undefined) s.fromDate = window.from;
+  if (window.to !== undefined) s.toDate = window.to;
+  return s;
+}
+
+/**
+ * The part of a window where failures can lie, as closed bounds `[lo, hi]`: an open upper bound
+ * ends at `now` (nothing failed later, up to clock skew), an open lower bound starts `horizonMs`
+ * before that (further back when the window ends before it). `undefined` when that part is a
+ * single millisecond or empty.
+ */
+export function effectiveRange(
+  window: DrainWindow,
+  now: number,
+  horizonMs: number = DEFAULT_HORIZON_MS,
+): [number, number] | undefined {
+  const hi = window.to ?? Math.max(now, window.from ?? 0);
+  const lo = window.from ?? Math.max(0, hi > now - horizonMs ? now - horizonMs : hi - horizonMs);
+  return hi > lo ? [lo, hi] : undefined;
+}
+
+/**
+ * Splits a window at the middle of its {@link effectiveRange}: `[from, m]` and `[m + 1, to]`,
+ * each keeping the open bound of its side. `undefined` when the window cannot be split (a
+ * single millisecond, or an open-above window that starts at or after `now`).
+ */
+export function splitWindow(
+  window: DrainWindow,
+  now: number,
+  horizonMs: number = DEFAULT_HORIZON_MS,
+): [DrainWindow, DrainWindow] | undefined {
+  const range = effectiveRange(window, now, horizonMs);
+  if (range === undefined) return undefined;
+  const [lo, hi] = range;
+  const mid = lo + Math.floor((hi - lo) / 2);
+  const left: DrainWindow = window.from !== undefined ? { from: window.from, to: mid } : { to: mid };
+  const right: DrainWindow = window.to !== undefined ? { from: mid + 1, to: window.to } : { from: mid + 1 };
+  return [left, right];
+}
+
+/** Budget parameters of {@link mayOpenWindow}. */
+export interface WindowBudget {
+  /** Windows allowed before anything is resumed. Default {@link DEFAULT_WINDOW_ALLOWANCE}. */
+  allowance?: number;
+  /** Extra requests allowed per request of ideal work. Default {@link WINDOW_OVERHEAD}. */
+  overhead?: number;
+}
+
+/**
+ * Whether one more window may be opened. Each window still open will cost at most one request
+ * that is not full, and `shortfall` counts what the finished ones cost, so requests stay within
+ * `(1 + overhead) × runs / 50 + allowance` whenever this holds.
+ *
+ * @param state - the counters (`runs`, `shortfall`)
+ * @param openWindows - windows open now
+ */
+export function mayOpenWindow(
+  state: Pick<WindowDrainState, "runs" | "shortfall">,
+  openWindows: number,
+  budget: WindowBudget = {},
+): boolean {
+  const allowance = budget.allowance ?? DEFAULT_WINDOW_ALLOWANCE;
+  const overhead = budget.overhead ?? WINDOW_OVERHEAD;
+  const cost = state.shortfall / MAX_RUNS_PER_REQUEST + openWindows + 1;
+  return cost <= allowance + (overhead * state.runs) / MAX_RUNS_PER_REQUEST;
+}
+
+function isMs(v: unknown): v is number {
+  return typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
+}
+
+function isCount(v: unknown): v is number {
+  return typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
+}
+
+/**
+ * Checks a saved state before a drain continues from it: the shape, each window's bounds and
+ * cursor, that the windows are disjoint and in order, and that they lie inside the selection.
+ *
+ * @throws SvcError `SVC_INVALID_ARGUMENT` naming the field and the value
+ */
+export function validateWindowState(state: unknown, selection: DlqSelection): WindowDrainState {
+  const where = "windowState";
+  if (state === null || typeof state !== "object" || Array.isArray(state)) {
+    throw invalid(`\`${where}\` must be an object { version, windows, runs, shortfall }`);
+  }
+  const s = state as Record<string, unknown>;
+  if (s.version !== 1) throw invalid(`\`${where}.version\` must be 1; got ${JSON.stringify(s.version)}`);
+  for (const k of ["runs", "shortfall"] as const) {
+    if (!isCount(s[k])) {
+      throw invalid(`\`${where}.${k}\` must be a non-negative integer; got ${JSON.stringify(s[k])}`);
+    }
+  }
+  if (!Array.isArray(s.windows) || s.windows.length > MAX_SAVED_WINDOWS) {
+    throw invalid(`\`${where}.windows\` must be an array of at most ${MAX_SAVED_WINDOWS} windows`);
+  }
+  const windows: OpenWindow[] = s.windows.map((raw: unknown, i) => {
+    const at = `${where}.windows[${i}]`;
+    if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
+      throw invalid(`\`${at}\` must be an object { from?, to?, cursor? }`);
+    }
+    const { from, to, cursor, ...extra } = raw as Record<string, unknown>;
+    const unknownKey = Object.keys(extra)[0];
+    if (unknownKey !== undefined) throw invalid(`\`${at}.${unknownKey}\` is not a window field`);
+    for (const [k, v] of [
+      ["from", from],
+      ["to", to],
+    ] as const) {
+      if (v !== undefined && !isMs(v)) {
+        throw invalid(
+          `\`${at}.${k}\` must be unix milliseconds (a non-negative integer); got ${JSON.stringify(v)}`,
+        );
+      }
+    }
+    if (cursor !== undefined && (typeof cursor !== "string" || cursor === "")) {
+      throw invalid(`\`${at}.cursor\` must be a non-empty string`);
+    }
+    const w: OpenWindow = {};
+    if (from !== undefined) w.from = from as number;
+    if (to !== undefined) w.to = to as number;
+    if (cursor !== undefined) w.cursor = cursor as string;
+    if (w.from !== undefined && w.to !== undefined && w.from > w.to) {
+      throw invalid(`\`${at}\` ends (${w.to}) before it starts (${w.from})`);
+    }
+    if (selection.fromDate !== undefined && (w.from === undefined || w.from < selection.fromDate)) {
+      throw invalid(`\`${at}\` starts before the selection's fromDate (${selection.fromDate})`);
+    }
+    if (selection.toDate !== undefined && (w.to === undefined || w.to > selection.toDate)) {
+      throw invalid(`\`${at}\` ends after the selection's toDate (${selection.toDate})`);
+    }
+    return w;
+  });
+  windows.forEach((w, i) => {
+    if (i === 0) return;
+    const prev = windows[i - 1];
+    if (prev.to === undefined || w.from === undefined || w.from <= prev.to) {
+      throw invalid(`\`${where}.windows[${i}]\` overlaps or precedes the window before it`);
+    }
+  });
+  return { version: 1, windows, runs: s.runs as number, shortfall: s.shortfall as number };
+}

@@ -1,0 +1,187 @@
+import { strict as assert } from "node:assert";
+import { SvcError } from "../../../client";
+import {
+  DEFAULT_HORIZON_MS,
+  DEFAULT_WINDOW_ALLOWANCE,
+  effectiveRange,
+  mayOpenWindow,
+  rootWindow,
+  splitWindow,
+  validateWindowState,
+  windowSelection,
+} from "../../../client/windows";
+import { DAY, NOW } from "./windowSim";
+
+function invalidArgument(fn: () => unknown, field: RegExp): void {
+  assert.throws(fn, (e: unknown) => {
+    assert.ok(e instanceof SvcError);
+    assert.equal(e.code, "SVC_INVALID_ARGUMENT");
+    assert.match(e.message, field);
+    return true;
+  });
+}
+
+describe("client/windows (planner)", () => {
+  it("the root window is the selection's own time range, open where the selection is", () => {
+    assert.deepEqual(rootWindow({}), {});
+    assert.deepEqual(rootWindow({ workflowUrl: "u", fromDate: 5 }), { from: 5 });
+    assert.deepEqual(rootWindow({ toDate: 9 }), { to: 9 });
+    assert.deepEqual(rootWindow({ fromDate: 5, toDate: 9 }), { from: 5, to: 9 });
+  });
+
+  it("a window's selection keeps the other filters and replaces the time range", () => {
+    const s = { workflowUrl: "u", workflowRunId: "wfr_", fromDate: 1, toDate: 100 };
+    assert.deepEqual(windowSelection(s, { from: 10, to: 20 }), {
+      workflowUrl: "u",
+      workflowRunId: "wfr_",
+      fromDate: 10,
+      toDate: 20,
+    });
+    assert.deepEqual(windowSelection({ workflowUrl: "u" }, {}), { workflowUrl: "u" });
+    assert.deepEqual(windowSelection({}, { to: 7 }), { toDate: 7 });
+  });
+
+  describe("effectiveRange", () => {
+    it("closes an open top at now and an open bottom one horizon before now", () => {
+      assert.deepEqual(effectiveRange({}, NOW, 3 * DAY), [NOW - 3 * DAY, NOW]);
+      assert.deepEqual(effectiveRange({}, NOW), [NOW - DEFAULT_HORIZON_MS, NOW]);
+      assert.deepEqual(effectiveRange({ from: NOW - DAY }, NOW), [NOW - DAY, NOW]);
+      assert.deepEqual(effectiveRange({ to: NOW - DAY }, NOW, 3 * DAY), [NOW - 3 * DAY, NOW - DAY]);
+    });
+
+    it("looks one more horizon back for an open-bottom window that ends before the horizon", () => {
+      assert.deepEqual(effectiveRange({ to: NOW - 10 * DAY }, NOW, 3 * DAY), [
+        NOW - 13 * DAY,
+        NOW - 10 * DAY,
+      ]);
+    });
+
+    it("is undefined for a single millisecond and for an open top that starts after now", () => {
+      assert.equal(effectiveRange({ from: 7, to: 7 }, NOW), undefined);
+      assert.equal(effectiveRange({ from: NOW + 5 }, NOW), undefined);
+      assert.deepEqual(effectiveRange({ from: 7, to: 8 }, NOW), [7, 8]);
+    });
+  });
+
+  describe("splitWindow", () => {
+    it("splits at the middle into disjoint, adjacent, inclusive halves", () => {
+      assert.deepEqual(splitWindow({ from: 0, to: 9 }, NOW), [
+        { from: 0, to: 4 },
+        { from: 5, to: 9 },
+      ]);
+      assert.deepEqual(splitWindow({ from: 0, to: 1 }, NOW), [
+        { from: 0, to: 0 },
+        { from: 1, to: 1 },
+      ]);
+    });
+
+    it("keeps the first window open below and the last open above", () => {
+      const [first, last] = splitWindow({}, NOW, 2 * DAY)!;
+      assert.deepEqual(first, { to: NOW - DAY });
+      assert.deepEqual(last, { from: NOW - DAY + 1 });
+      const [a, b] = splitWindow({ from: 100 }, 300)!;
+      assert.deepEqual([a, b], [{ from: 100, to: 200 }, { from: 201 }]);
+    });
+
+    it("cannot split a single millisecond", () => {
+      assert.equal(splitWindow({ from: 5, to: 5 }, NOW), undefined);
+    });
+
+    it("covers every millisecond of the window exactly once, down to single milliseconds", () => {
+      // Split [0, 999] recursively until no window splits; the leaves must tile it exactly.
+      const leaves: { from: number; to: number }[] = [];
+      const stack = [{ from: 0, to: 999 }];
+      while (stack.length > 0) {
+        const w = stack.pop()!;
+        const halves = splitWindow(w, NOW);
+        if (halves === undefined) leaves.push(w);
+        else stack.push(...(halves as { from: number; to: number }[]));
+      }
+      leaves.sort((a, b) => a.from - b.from);
+      assert.equal(leaves.length, 1000);
+      leaves.forEach((w, i) => assert.deepEqual(w, { from: i, to: i }));
+    });
+  });
+
+  describe("mayOpenWindow (the request bound)", () => {
+    it("allows the allowance before anything is resumed, then 10 % of the ideal requests", () => {
+      const none = { runs: 0, shortfall: 0 };
+      assert.equal(mayOpenWindow(none, DEFAULT_WINDOW_ALLOWANCE - 1), true);
+      assert.equal(mayOpenWindow(none, DEFAULT_WINDOW_ALLOWANCE), false);
+      // 1000 full pages earn 100 more windows.
+      const seen = { runs: 50_000, shortfall: 0 };
+      assert.equal(mayOpenWindow(seen, DEFAULT_WINDOW_ALLOWANCE + 99), true);
+      assert.equal(mayOpenWindow(seen, DEFAULT_WINDOW_ALLOWANCE + 100), false);
+    });
+
+    it("charges what finished windows cost: 50 runs short is one request", () => {
+      assert.equal(mayOpenWindow({ runs: 0, shortfall: 50 * 3 }, 0, { allowance: 4 }), true);
+      assert.equal(mayOpenWindow({ runs: 0, shortfall: 50 * 3 + 1 }, 0, { allowance: 4 }), false);
+      assert.equal(mayOpenWindow({ runs: 500, shortfall: 50 * 4 }, 0, { allowance: 4, overhead: 0.1 }), true);
+    });
+  });
+
+  describe("validateWindowState", () => {
+    const ok = {
+      version: 1,
+      windows: [{ to: 10, cursor: "c1" }, { from: 11, to: 20 }, { from: 30 }],
+      runs: 100,
+      shortfall: 10,
+    };
+
+    it("accepts a state and returns a clean copy", () => {
+      assert.deepEqual(validateWindowState(ok, {}), ok);
+      assert.deepEqual(validateWindowState({ version: 1, windows: [], runs: 0, shortfall: 0 }, {}), {
+        version: 1,
+        windows: [],
+        runs: 0,
+        shortfall: 0,
+      });
+    });
+
+    it("names the field and the value of what it refuses", () => {
+      invalidArgument(() => validateWindowState(null, {}), /windowState/);
+      invalidArgument(() => validateWindowState({ ...ok, version: 2 }, {}), /windowState\.version.*2/);
+      invalidArgument(() => validateWindowState({ ...ok, runs: -1 }, {}), /windowState\.runs.*-1/);
+      invalidArgument(() => validateWindowState({ ...ok, shortfall: 1.5 }, {}), /windowState\.shortfall/);
+      invalidArgument(() => validateWindowState({ ...ok, windows: {} }, {}), /windowState\.windows/);
+      invalidArgument(
+        () => validateWindowState({ ...ok, windows: [{ from: "x" }] }, {}),
+        /windows\[0\]\.from.*"x"/,
+      );
+      invalidArgument(
+        () => validateWindowState({ ...ok, windows: [{ cursor: "" }] }, {}),
+        /windows\[0\]\.cursor/,
+      );
+      invalidArgument(() => validateWindowState({ ...ok, windows: [{ size: 1 }] }, {}), /windows\[0\]\.size/);
+      invalidArgument(
+        () => validateWindowState({ ...ok, windows: [{ from: 9, to: 3 }] }, {}),
+        /windows\[0\]` ends \(3\) before it starts \(9\)/,
+      );
+      invalidArgument(
+        () => validateWindowState({ ...ok, windows: [{ to: 10 }, { from: 10 }] }, {}),
+        /windows\[1\]` overlaps/,
+      );
+      invalidArgument(
+        () =>
+          validateWindowState(
+            { ...ok, windows: Array.from({ length: 65 }, (_, i) => ({ from: i, to: i })) },
+            {},
+          ),
+        /at most 64/,
+      );
+    });
+
+    it("refuses windows outside the selection's time range", () => {
+      invalidArgument(
+        () => validateWindowState(ok, { fromDate: 5 }),
+        /windows\[0\]` starts before the selection's fromDate/,
+      );
+      invalidArgument(
+        () => validateWindowState(ok, { toDate: 100 }),
+        /windows\[2\]` ends after the selection's toDate/,
+      );
+      assert.ok(validateWindowState({ ...ok, windows: [{ from: 5, to: 10 }] }, { fromDate: 5, toDate: 10 }));
+    });
+  });
+});
