@@ -169,7 +169,7 @@ export async function run(): Promise<BenchResult> {
   const scenarios = (arg("scenarios") ?? "uniform,bursts,urls").split(",") as Scenario[];
   const unknown = process.argv.includes("--unknown-account");
   const sequential = !process.argv.includes("--no-sequential");
-  const emu = await startEmulatorProcess(0, "free");
+  const emu = await startEmulatorProcess(0, "free", true);
   const rows: string[][] = [];
   try {
     const native = await nativeLimit(emu);
