@@ -21,6 +21,7 @@ import { CREDS, startEmulatorProcess, type EmulatorProcess } from "./lib/emulato
 import { benchMain } from "./lib/main";
 import { result, type BenchResult } from "./lib/result";
 import { fmt } from "./lib/stats";
+import { mulberry32 } from "../emulator/prng";
 
 const DAY = 86_400_000;
 const LATENCY_MS = 50;
@@ -38,17 +39,8 @@ function arg(name: string): string | undefined {
   return i > 0 ? process.argv[i + 1] : undefined;
 }
 
-/** Deterministic PRNG (mulberry32). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic PRNG (the emulator's mulberry32), returning [0, 1). */
+const prng = mulberry32;
 
 /** Partial entries (failure time and workflow URL), in failure-time order. */
 function entries(scenario: Scenario, n: number, now: number): { failedAt: number; workflowUrl: string }[] {

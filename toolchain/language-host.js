@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 // Copyright the pulumi-svc authors. Licensed under Apache-2.0.
+// One file on purpose (over 400 lines): it mirrors the one Go file it stands in for
+// (sdk/nodejs/cmd/pulumi-language-nodejs/main.go) and is started as a single script by the shim.
 //
 // A Node.js language host for the Pulumi CLI ("pulumi-language-nodejs").
 //

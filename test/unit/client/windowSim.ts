@@ -7,22 +7,14 @@
 import { SvcError, type ResumePage } from "../../../client";
 import type { CallState } from "../../../client/request";
 import type { DrainWindow } from "../../../client/types";
+import { mulberry32 } from "../../../emulator/prng";
 
 /** A whole-second unix-ms instant used as "now" by the fixtures. */
 export const NOW = 1_750_000_000_000;
 export const DAY = 86_400_000;
 
-/** Deterministic PRNG (mulberry32), returning [0, 1). */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic PRNG (the emulator's mulberry32), returning [0, 1). */
+export const prng = mulberry32;
 
 /** Failure-time distributions of the issue, `n` entries each, sorted, relative to `now`. */
 export const DISTRIBUTIONS: Record<string, (n: number, seed?: number, now?: number) => number[]> = {
