@@ -62,6 +62,7 @@ import {
   type DlqRecoveryOutputs,
 } from "./dlqRecoveryInputs";
 import { Progress, openRunLog } from "./dlqRecoveryProgress";
+import { holdHeapTrim } from "./heapTrim";
 import {
   EngineGoneError,
   PartialStateError,
@@ -265,6 +266,7 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
       }
       return out;
     };
+    const releaseHeapTrim = holdHeapTrim();
     try {
       let res: DrainProgress;
       if (inputs.dlqIds) {
@@ -331,6 +333,7 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
         [message],
       );
     } finally {
+      releaseHeapTrim();
       await client.close();
     }
   }
