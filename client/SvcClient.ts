@@ -190,7 +190,8 @@ export class SvcClient {
   /**
    * Resumes the given DLQ IDs in batches of at most 50 (duplicates removed), up to
    * `concurrency` batches at once and at most `maxRequestsPerSecond` request starts per second
-   * (retries included). Runs are returned in batch order.
+   * (retries included), through the account's shared `gate` when one is given. Runs are
+   * returned in batch order.
    *
    * @throws DrainError with `partial` (including `remainingDlqIds`) when a batch fails; batches
    * already in flight are allowed to finish first
@@ -206,10 +207,15 @@ export class SvcClient {
       throwIfProblems(selectionProblems({ dlqIds: [...new Set(ids)] }, { maxDlqIds: Infinity }));
     }
     overrideHeaders(overrides);
-    const gate: RequestGate =
-      opts.maxRequestsPerSecond === undefined
+    const shared = opts.gate;
+    const gate: RequestGate = shared
+      ? capped(() => shared.acquire(), opts.maxRequestsPerSecond, this.now, this.sleep)
+      : opts.maxRequestsPerSecond === undefined
         ? OPEN_GATE
         : spacingGate(opts.maxRequestsPerSecond, this.now, this.sleep);
+    const observe = shared
+      ? (status: number, headers: ResponseHeaders): void => shared.observe(status, headers)
+      : undefined;
     const prepare = this.preparedOnce(overrides);
     return withPartialProgress("resumeByIds", () =>
       resumeBatches(
@@ -222,6 +228,7 @@ export class SvcClient {
             state,
             gate,
             opts.signal,
+            observe,
           ),
         opts,
       ),

@@ -193,8 +193,16 @@ export interface ResumeBatchEvent {
 export interface ResumeByIdsOptions {
   /** Batches in flight at once. Default `4`. */
   concurrency?: number;
-  /** Upper bound of request starts per second (retries included). Default: no bound. */
+  /**
+   * Upper bound of request starts per second (retries included), in front of `gate` when one is
+   * given. Default: no bound.
+   */
   maxRequestsPerSecond?: number;
+  /**
+   * The account's rate gate (see `RateGate`), shared with every other drain of the account in
+   * the process: every attempt passes it and every response teaches it. Default: none.
+   */
+  gate?: AccountGate;
   /** Awaited after every answered batch (in completion order). A throw stops new batches. */
   onPage?: (p: ResumeBatchEvent) => void | Promise<void>;
   /** Stops launching new batches (`SVC_ABORTED`, with partial progress). */

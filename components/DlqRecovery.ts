@@ -49,9 +49,16 @@ export interface DlqRecoveryArgs extends DlqSelectionArgs {
   token?: pulumi.Input<string>;
   /** Allow the token over plain `http://` to a non-loopback host. Default false. */
   allowInsecureHttp?: pulumi.Input<boolean>;
-  /** `dlqIds` batches in flight at once (1 to 32). Default 4. */
+  /**
+   * Requests in flight at once (1 to 32): failure-time windows of a filter or `all` drain
+   * (default 16; `1` follows one cursor, exactly ceil(N/50) requests), `dlqIds` batches (default 4).
+   */
   concurrency?: pulumi.Input<number>;
-  /** Upper bound of requests per second; default: the account's `max_requests_per_second` when account settings are configured. */
+  /**
+   * Caps this drain's requests per second below the account's rate gate, which every
+   * DlqRecovery of the up shares (limit: the account's `max_requests_per_second` when account
+   * settings are configured, else the service's rate-limit headers).
+   */
   maxRequestsPerSecond?: pulumi.Input<number>;
   /** How many new runs `resumedRuns` keeps in state (0 to 10,000). Default 1,000; counts are always exact. */
   maxRecordedRuns?: pulumi.Input<number>;
@@ -69,8 +76,9 @@ export interface ResumedRunOutput {
  * Resumes failed workflow runs from the dead letter queue on `pulumi up`.
  *
  * Each resumed run continues from its failed step as a new run. `create` drains the
- * selection (at most 50 runs a request, following the cursor: ceil(N/50) requests for N
- * entries). An unchanged resource sends nothing on later ups; changing the selection,
+ * selection at most 50 runs a request, in parallel failure-time windows, as fast as the
+ * account's `max_requests_per_second` allows (about ceil(N/50) requests for N entries, shared
+ * by every DlqRecovery of the up). An unchanged resource sends nothing on later ups; changing the selection,
  * an override or `triggers` resumes again; a drain cut off by an error is continued by
  * the next up. Deleting the resource leaves the service untouched.
  *

@@ -1,13 +1,15 @@
 /**
  * From account settings to the account record: the one path that resolves the account API's
  * settings (input, stack config, environment), opens a client and reads
- * `GET {accountApiUrl}/v2/svc/user`. The `Account` provider, `DlqRecovery`'s default request
- * rate and the policy pack's live account source all read the record through it.
+ * `GET {accountApiUrl}/v2/svc/user`. The `Account` provider, `DlqRecovery`'s rate gate and
+ * window horizon ({@link accountLimitsOnce}) and the policy pack's live account source all read
+ * the record through it.
  *
  * @packageDocumentation
  */
+import * as crypto from "node:crypto";
 import { SvcClient, type AccountRecord, type SvcClientOptions } from "../client";
-import { ACCOUNT_SETTINGS, type Settings } from "./connection";
+import { ACCOUNT_SETTINGS, MissingSettingError, type Settings } from "./connection";
 import { describeOrigins, explainServiceError } from "./messages";
 
 /** The account connection a resource may give as inputs (each falls back to config and env). */
@@ -64,4 +66,53 @@ export async function readAccount(
   } finally {
     await client.close().catch(() => undefined);
   }
+}
+
+/** What a drain takes from the account record; a field is unset when it is not known. */
+export interface AccountLimits {
+  /** `max_requests_per_second`: the limit of the account's rate gate. */
+  readonly maxRequestsPerSecond?: number;
+  /** `max_dlq_retention_time_milis`: how far back failures can lie (where windows split). */
+  readonly dlqRetentionMs?: number;
+}
+
+/** A limit the record states: a positive integer, else not known. */
+function positive(v: number): number | undefined {
+  return Number.isSafeInteger(v) && v > 0 ? v : undefined;
+}
+
+/** Account reads of this process, one per account (API URL, username, hash of the password). */
+const limitsByAccount = new Map<string, Promise<AccountLimits>>();
+
+/**
+ * The account's limits for a drain, read ONCE per process and account: every `DlqRecovery` of
+ * an up (they share one provider process) asks, the first read is sent, the others wait for it.
+ * Without account settings nothing is sent and nothing is known; a read that fails is not
+ * retried in this process (the drain then learns the limit from the rate-limit headers).
+ *
+ * @param settings - stack config and environment
+ * @param what - who asks, for messages
+ */
+export function accountLimitsOnce(settings: Settings, what: string): Promise<AccountLimits> {
+  let key: string;
+  try {
+    const s = settings.require(ACCOUNT_SETTINGS, {}, what);
+    const secret = crypto.createHash("sha256").update(s.password.value, "utf8").digest("hex").slice(0, 16);
+    key = `${s.accountApiUrl.value}\n${s.username.value}\n${secret}`;
+  } catch (e) {
+    if (e instanceof MissingSettingError) return Promise.resolve({});
+    throw e;
+  }
+  let limits = limitsByAccount.get(key);
+  if (limits === undefined) {
+    limits = readAccount(settings, {}, what).then(
+      ({ record }) => ({
+        maxRequestsPerSecond: positive(record.max_requests_per_second),
+        dlqRetentionMs: positive(record.max_dlq_retention_time_milis),
+      }),
+      () => ({}),
+    );
+    limitsByAccount.set(key, limits);
+  }
+  return limits;
 }

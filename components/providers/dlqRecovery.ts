@@ -8,16 +8,20 @@
  *   next up resumes again), when `baseUrl` or a tuning input changed (the next up sends
  *   nothing), or when the last drain did not finish (the next up continues it). A new
  *   `token` alone is no change: it is used by the next drain and never stored in outputs.
- * - `create` drains: with filters (or `all`) it follows the cursor until none is
- *   returned, ceil(N/50) requests for N entries; with `dlqIds` it sends batches of at
- *   most 50 concurrently, within `max_requests_per_second` when known.
+ * - `create` drains through `SvcClient`: with filters (or `all`) in parallel failure-time
+ *   windows (`drainWindows`; `concurrency: 1` follows one cursor, ceil(N/50) requests for N
+ *   entries); with `dlqIds` in batches of at most 50 (`resumeByIds`). Every request passes the
+ *   account's rate gate, one per account in the process, so all the DlqRecovery resources of an
+ *   up (one provider process) share it; its limit is the account's `max_requests_per_second`
+ *   (read once per process when account settings are configured), else learnt from the
+ *   `Burst-RateLimit-*` headers. `maxRequestsPerSecond` caps one drain lower.
  * - `update` drains again when the selection, overrides or triggers changed, continues
- *   from the saved cursor when the last drain was cut off, and sends nothing otherwise.
+ *   from the saved windows (or cursor) when the last drain was cut off, and sends nothing otherwise.
  * - `read` returns the state as it is (the service has nothing to read back).
  * - `delete` leaves the service untouched: resumed runs are not undone.
  *
- * A fatal error mid-drain rejects with the partial state (runs resumed so far, the
- * cursor), which the engine saves; the next `up` continues where it stopped.
+ * A fatal error mid-drain rejects with the partial state (runs resumed so far, the open
+ * windows and their cursors), which the engine saves; the next `up` continues where it stopped.
  *
  * The inputs and their checks are in `dlqRecoveryInputs.ts`, progress lines and the run log in
  * `dlqRecoveryProgress.ts`.
@@ -25,16 +29,21 @@
 import * as crypto from "node:crypto";
 import type * as pulumi from "@pulumi/pulumi";
 import {
+  DEFAULT_WINDOW_CONCURRENCY,
   DrainError,
+  MAX_RUNS_PER_REQUEST,
   SvcClient,
   SvcError,
+  accountRateGates,
   overrideHeaders,
-  type DrainResult,
+  validateWindowState,
+  type DrainProgress,
+  type DrainWindow,
   type ResumedRun,
-  type ResumePage,
+  type WindowDrainState,
 } from "../../client";
 import { resolveEndpoint } from "../../client/transport";
-import { readAccount } from "../accountClient";
+import { accountLimitsOnce, type AccountLimits } from "../accountClient";
 import { MissingSettingError, RESUME_SETTINGS, Settings, type StackConfigReader } from "../connection";
 import { describeOrigins, explainServiceError } from "../messages";
 import { containsUnknown } from "../tokens";
@@ -53,6 +62,7 @@ import {
   type DlqRecoveryOutputs,
 } from "./dlqRecoveryInputs";
 import { Progress, openRunLog } from "./dlqRecoveryProgress";
+import { holdHeapTrim } from "./heapTrim";
 import {
   EngineGoneError,
   PartialStateError,
@@ -224,12 +234,14 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
       token: s.token.value,
       allowInsecureHttp: inputs.allowInsecureHttp === true,
     });
+    // The account's limits, read once per process; not read when `maxRequestsPerSecond` bounds the drain.
+    const limits: AccountLimits =
+      inputs.maxRequestsPerSecond === undefined ? await accountLimitsOnce(this.settings, label) : {};
+    // One gate per account in this process: every DlqRecovery of the up shares it.
+    const gate = accountRateGates.forAccount(url, s.token.value, limits.maxRequestsPerSecond);
+    const allowed = (): number | undefined => minDefined(gate.ratePerSecond, inputs.maxRequestsPerSecond);
     const overrides = overridesOf(inputs);
-    const result = (
-      p: DrainResult & { cursor?: string; remainingDlqIds?: string[] },
-      complete: boolean,
-      err?: string,
-    ): DlqRecoveryOutputs => {
+    const result = (p: DrainProgress, complete: boolean, err?: string): DlqRecoveryOutputs => {
       const resumedCount = base.resumed + p.resumedCount;
       const out: DlqRecoveryOutputs = {
         ...publicInputs(inputs),
@@ -246,37 +258,61 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
         specHash: specHash(inputs),
       };
       if (!complete) {
+        // One cursor over the whole selection is saved as today (`cursor`); split windows as `windowState`.
         if (p.cursor !== undefined) out.cursor = p.cursor;
+        else if (p.windowState !== undefined) out.windowState = p.windowState;
         if (p.remainingDlqIds !== undefined) out.remainingDlqIds = p.remainingDlqIds;
         if (err) out.lastError = err;
       }
       return out;
     };
+    const releaseHeapTrim = holdHeapTrim();
     try {
-      let res: DrainResult;
+      let res: DrainProgress;
       if (inputs.dlqIds) {
         const ids = previous?.remainingDlqIds ?? inputs.dlqIds;
-        res = await client.resumeByIds(ids, overrides, {
+        const total = Math.ceil(new Set(ids).size / MAX_RUNS_PER_REQUEST);
+        res = {
+          ...(await client.resumeByIds(ids, overrides, {
+            keepRuns: false, // recorded in onPage: a huge drain does not hold every run in memory
+            concurrency: inputs.concurrency,
+            maxRequestsPerSecond: inputs.maxRequestsPerSecond,
+            gate,
+            onPage: async (e) => {
+              const requestsLeft = Math.max(total - e.requestCount, 0);
+              progress.page({
+                resumed: e.resumedCount,
+                requests: e.requestCount,
+                allowedPerSecond: allowed(),
+                requestsLeft,
+              });
+              await record(e.page.workflowRuns);
+            },
+          })),
+          cursor: undefined,
+        };
+      } else {
+        res = await client.drainWindows(selectionOf(inputs), overrides, {
+          ...continueFrom(previous, inputs, this.deps.log),
           keepRuns: false, // recorded in onPage: a huge drain does not hold every run in memory
           concurrency: inputs.concurrency,
-          maxRequestsPerSecond: inputs.maxRequestsPerSecond ?? (await this.accountRateLimit(label)),
+          maxRequestsPerSecond: inputs.maxRequestsPerSecond,
+          gate,
+          ...(limits.dlqRetentionMs !== undefined ? { horizonMs: limits.dlqRetentionMs } : {}),
+          onCursorRefused: (w) => this.deps.log(cursorRefused(inputs, w)),
           onPage: async (e) => {
-            progress.page(e.resumedCount, e.requestCount);
+            progress.page({
+              resumed: e.resumedCount,
+              requests: e.requestCount,
+              // Open windows are in flight or next in line at the gate, up to `concurrency` at once.
+              windowsInFlight: Math.min(e.windowsOpen, inputs.concurrency ?? DEFAULT_WINDOW_CONCURRENCY),
+              allowedPerSecond: allowed(),
+            });
             await record(e.page.workflowRuns);
           },
         });
-      } else {
-        res = await this.drainWithCursor(
-          client,
-          inputs,
-          previous?.cursor,
-          async (page: ResumePage, resumed: number, requests: number) => {
-            progress.page(resumed, requests);
-            await record(page.workflowRuns);
-          },
-        );
       }
-      progress.page(res.resumedCount, res.requestCount, true);
+      progress.page({ resumed: res.resumedCount, requests: res.requestCount }, true);
       return result(res, true);
     } catch (e) {
       const gone = e instanceof EngineGoneError ? e : e instanceof Error ? e.cause : undefined;
@@ -297,47 +333,49 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
         [message],
       );
     } finally {
+      releaseHeapTrim();
       await client.close();
     }
   }
+}
 
-  /**
-   * Follows the cursor to the end. A saved cursor that the service no longer accepts
-   * (400) is dropped and the drain starts over: resumed entries have left the DLQ, so
-   * starting over cannot resume anything twice.
-   */
-  private async drainWithCursor(
-    client: SvcClient,
-    inputs: DlqRecoveryInputs,
-    startCursor: string | undefined,
-    onPage: (page: ResumePage, resumed: number, requests: number) => Promise<void>,
-  ): Promise<DrainResult> {
-    const run = (cursor: string | undefined) =>
-      client.drain(selectionOf(inputs), overridesOf(inputs), {
-        keepRuns: false, // recorded in onPage: a huge drain does not hold every run in memory
-        startCursor: cursor,
-        onPage: (e) => onPage(e.page, e.resumedCount, e.requestCount),
-      });
-    if (startCursor === undefined) return run(undefined);
+/**
+ * Where a cut-off filter drain continues: its saved windows, else (state of an older version, or
+ * a sequential drain) its cursor. A saved state that is not valid is dropped and the drain starts
+ * over, which resumes nothing twice: resumed entries have left the DLQ.
+ */
+function continueFrom(
+  previous: DlqRecoveryOutputs | undefined,
+  inputs: DlqRecoveryInputs,
+  log: (line: string) => void,
+): { state?: WindowDrainState; startCursor?: string } {
+  if (previous?.windowState !== undefined) {
     try {
-      return await run(startCursor);
+      return { state: validateWindowState(previous.windowState, selectionOf(inputs)) };
     } catch (e) {
-      if (e instanceof DrainError && e.code === "SVC_BAD_REQUEST" && e.partial.requestCount === 0) {
-        this.deps.log(`${recoveryLabel(inputs)}: the saved cursor was refused; starting the drain over.`);
-        return run(undefined);
-      }
-      throw e;
+      log(
+        `${recoveryLabel(inputs)}: the saved window state is not valid (${(e as Error).message}); starting the drain over.`,
+      );
+      return {};
     }
   }
+  if (previous?.cursor !== undefined) return { startCursor: previous.cursor };
+  return {};
+}
 
-  /** The account's `max_requests_per_second`, when account settings are configured; else undefined. */
-  private async accountRateLimit(label: string): Promise<number | undefined> {
-    try {
-      return (await readAccount(this.settings, {}, label)).record.max_requests_per_second;
-    } catch {
-      return undefined; // no account settings, or no answer: no default bound
-    }
+/** The log line of a saved cursor the service refused (its window starts over). */
+function cursorRefused(inputs: DlqRecoveryInputs, w: DrainWindow): string {
+  const label = recoveryLabel(inputs);
+  if (w.from === inputs.fromDate && w.to === inputs.toDate) {
+    return `${label}: the saved cursor was refused; starting the drain over.`;
   }
+  return `${label}: the saved cursor of window [${w.from ?? "…"}, ${w.to ?? "…"}] was refused; that window starts over.`;
+}
+
+/** The lower of two optional rates. */
+function minDefined(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  return b === undefined ? a : Math.min(a, b);
 }
 
 /** The instance the `DlqRecovery` resource's provider loads. */

@@ -19,6 +19,7 @@ import {
   type FlowControlOverride,
   type ResumedRun,
   type ResumeOverrides,
+  type WindowDrainState,
 } from "../../client";
 import { Failures, checkBoolean, checkInteger, checkString, checkUrl, show } from "../messages";
 import { isUnknown } from "../tokens";
@@ -61,8 +62,10 @@ export interface DlqRecoveryOutputs extends Omit<DlqRecoveryInputs, "token"> {
   finishedAt: string;
   /** False when the drain was cut off; the next up continues it. */
   complete: boolean;
-  /** Where to continue a cut-off cursor drain. */
+  /** Where to continue a cut-off drain whose only open window is the whole selection. */
   cursor?: string;
+  /** The windows a cut-off filter drain left open, with their cursors (at most 64, a few kB). */
+  windowState?: WindowDrainState;
   /** DLQ IDs not yet resumed by a cut-off `dlqIds` drain. */
   remainingDlqIds?: string[];
   /** Why the last drain was cut off. */
@@ -98,6 +101,7 @@ export const RESULT_FIELDS = [
   "finishedAt",
   "complete",
   "cursor",
+  "windowState",
   "remainingDlqIds",
   "lastError",
   "specHash",

@@ -13,7 +13,25 @@ import type { DlqRecoveryInputs } from "./dlqRecoveryInputs";
 /** Least time between two progress lines, milliseconds. */
 export const PROGRESS_INTERVAL_MS = 1000;
 
-/** Prints progress that `pulumi up` shows while a drain runs (at most one line a second). */
+/** What a drain has done so far in this continuation, and how it goes. */
+export interface ProgressSample {
+  /** Runs resumed by this continuation. */
+  resumed: number;
+  /** Requests answered in this continuation. */
+  requests: number;
+  /** Windows with a request in flight (filter and `all` drains). */
+  windowsInFlight?: number;
+  /** Requests per second the account's rate gate (or `maxRequestsPerSecond`) allows now. */
+  allowedPerSecond?: number;
+  /** Requests still to send (`dlqIds` drains, where the total is known). */
+  requestsLeft?: number;
+}
+
+/**
+ * Prints progress that `pulumi up` shows while a drain runs (at most one line a second), e.g.
+ * "DlqRecovery `x`: 12345 runs resumed in 260 requests (2400 runs/s, 95 req/s of 100/s allowed),
+ * 7 windows in flight"; a `dlqIds` drain ends with ", about 12 s left".
+ */
 export class Progress {
   private lastPrint = 0;
 
@@ -33,16 +51,26 @@ export class Progress {
   ) {}
 
   /** Reports the counts after a page; `final` prints regardless of the interval and says "done". */
-  page(resumed: number, requests: number, final = false): void {
+  page(p: ProgressSample, final = false): void {
     const t = this.now();
     if (!final && t - this.lastPrint < PROGRESS_INTERVAL_MS) return;
     this.lastPrint = t;
-    const totalResumed = this.base.resumed + resumed;
     const secs = Math.max((t - this.started) / 1000, 0.001);
-    this.log(
-      `DlqRecovery \`${this.name}\`: ${totalResumed} runs resumed in ${this.base.requests + requests} requests ` +
-        `(${Math.round(resumed / secs)} runs/s)${final ? ", done" : ""}`,
-    );
+    const head =
+      `DlqRecovery \`${this.name}\`: ${this.base.resumed + p.resumed} runs resumed in ` +
+      `${this.base.requests + p.requests} requests (${Math.round(p.resumed / secs)} runs/s`;
+    if (final) {
+      this.log(`${head}), done`);
+      return;
+    }
+    const reqRate = p.requests / secs;
+    const allowed = p.allowedPerSecond === undefined ? "" : ` of ${Math.round(p.allowedPerSecond)}/s allowed`;
+    const windows = p.windowsInFlight === undefined ? "" : `, ${p.windowsInFlight} windows in flight`;
+    const left =
+      p.requestsLeft === undefined || reqRate <= 0
+        ? ""
+        : `, about ${Math.ceil(p.requestsLeft / reqRate)} s left`;
+    this.log(`${head}, ${Math.round(reqRate)} req/s${allowed})${windows}${left}`);
   }
 }
 

@@ -68,8 +68,10 @@ describe("e2e: DlqRecovery", function () {
 
   describe("a 237-entry drain with overrides", () => {
     let p: PulumiProject;
+    // The sequential drain (one cursor), whose requests are exactly ceil(N/50).
     const args = {
       all: true,
+      concurrency: 1,
       flowControl: { key: "incident-42", parallelism: 5, rate: 10, period: 1 },
       retries: 3,
       triggers: ["first"],
@@ -174,7 +176,7 @@ describe("e2e: DlqRecovery", function () {
   it("keeps partial state when a fatal fault cuts the drain, and the next up finishes exactly once", async () => {
     emulator.reset();
     emulator.seed(260, 11);
-    const p = await project("cut", { all: true, triggers: ["cut"] });
+    const p = await project("cut", { all: true, concurrency: 1, triggers: ["cut"] });
     emulator.setFaults({ failRequestNumbers: [3], failStatus: 401 });
 
     const failed = await p.up([], { allowFailure: true });
@@ -205,7 +207,7 @@ describe("e2e: DlqRecovery", function () {
   it("leaves a state file under 1 MB after a 100,000-entry drain", async () => {
     emulator.reset();
     emulator.seed(100_000, 12);
-    const p = await project("huge", { all: true });
+    const p = await project("huge", { all: true, concurrency: 1 });
     await p.up();
     const outputs = await p.outputs();
     assert.equal(outputs.resumedCount, 100_000);

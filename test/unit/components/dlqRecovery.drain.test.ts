@@ -4,6 +4,7 @@ import * as path from "node:path";
 import type { RunningEmulator } from "../../../emulator";
 import { startEmulator } from "../../../emulator";
 import { UNKNOWN } from "../../../components/tokens";
+import type { DlqRecoveryInputs } from "../../../components/providers/dlqRecovery";
 import {
   PASSWORD,
   T0,
@@ -32,6 +33,14 @@ function ledgerRunIds(emu: RunningEmulator): string[] {
   return [...emu.state.ledger.entries()].flatMap(([, runs]) => runs.map((r) => r.workflowRunId));
 }
 
+/**
+ * Inputs of the sequential drain (`concurrency: 1`, one cursor): the suites below count its
+ * requests exactly, ceil(N/50). The windowed default is tested in dlqRecovery.windows.test.ts.
+ */
+function sequential(emu: RunningEmulator, patch: Partial<DlqRecoveryInputs> = {}): DlqRecoveryInputs {
+  return drainAll(emu, { concurrency: 1, ...patch });
+}
+
 /** Query `dlqIds` of a logged request as an array. */
 function loggedIds(q: Readonly<Record<string, string | readonly string[]>>): string[] {
   const v = q.dlqIds;
@@ -47,7 +56,7 @@ describe("components/providers/dlqRecovery: create drains with the cursor", () =
       const ids = liveDlqIds(emu());
       assert.equal(ids.length, n);
       const { provider } = dlqProvider();
-      const { id, outs } = await provider.create(drainAll(emu()));
+      const { id, outs } = await provider.create(sequential(emu()));
       assert.match(id, /^dlqr-[0-9a-f]{16}$/);
       assert.equal(outs.requestCount, Math.ceil(n / 50));
       assert.equal(outs.resumedCount, n);
@@ -76,7 +85,7 @@ describe("components/providers/dlqRecovery: create drains with the cursor", () =
   it("outputs carry the public inputs, timestamps and the spec hash", async () => {
     emu().seed(3);
     const { provider } = dlqProvider();
-    const inputs = drainAll(emu(), { concurrency: 2, retries: 1 });
+    const inputs = sequential(emu(), { concurrency: 2, retries: 1 });
     const { outs } = await provider.create(inputs);
     assert.equal(outs.baseUrl, emu().url);
     assert.equal(outs.all, true);
@@ -92,7 +101,7 @@ describe("components/providers/dlqRecovery: create drains with the cursor", () =
   it("emits progress lines for every page and a final one", async () => {
     emu().seed(237);
     const { provider, logs } = dlqProvider();
-    await provider.create(drainAll(emu()));
+    await provider.create(sequential(emu()));
     for (const [runs, reqs] of [
       [50, 1],
       [100, 2],
@@ -116,7 +125,7 @@ describe("components/providers/dlqRecovery: create drains with the cursor", () =
   it("read returns the state as it is and delete sends nothing", async () => {
     emu().seed(10);
     const { provider } = dlqProvider();
-    const { id, outs } = await provider.create(drainAll(emu()));
+    const { id, outs } = await provider.create(sequential(emu()));
     const before = emu().state.log.total;
     const r = await provider.read(id, outs);
     assert.equal(r.id, id);
@@ -134,7 +143,7 @@ describe("components/providers/dlqRecovery: override headers", () => {
     emu().seed(60);
     const { provider } = dlqProvider();
     const { outs } = await provider.create(
-      drainAll(emu(), {
+      sequential(emu(), {
         flowControl: { key: "recovery-key", parallelism: 5, rate: 10, period: 1 },
         retries: 3,
       }),
@@ -166,7 +175,7 @@ describe("components/providers/dlqRecovery: override headers", () => {
   it("a string period passes through, and retries 0 is sent", async () => {
     emu().seed(2);
     const { provider } = dlqProvider();
-    await provider.create(drainAll(emu(), { flowControl: { rate: 2, period: "1m" }, retries: 0 }));
+    await provider.create(sequential(emu(), { flowControl: { rate: 2, period: "1m" }, retries: 0 }));
     assert.deepEqual(resumeRequests(emu())[0].overrideHeaders, {
       "svc-flow-control-value": "rate=2, period=1m",
       "svc-retries": "0",
@@ -176,7 +185,7 @@ describe("components/providers/dlqRecovery: override headers", () => {
   it("a key-only override sends only the key header and keeps the entries' values", async () => {
     emu().addEntries([{ dlqId: "dlq_fc", flowControlKey: "orig", parallelism: 7, maxRetries: 4 }]);
     const { provider } = dlqProvider();
-    await provider.create(drainAll(emu(), { flowControl: { key: "new-key" } }));
+    await provider.create(sequential(emu(), { flowControl: { key: "new-key" } }));
     assert.deepEqual(resumeRequests(emu())[0].overrideHeaders, { "svc-flow-control-key": "new-key" });
     const [run] = emu().state.ledger.runsFor("dlq_fc");
     assert.equal(run.settings.flowControlKey, "new-key");
@@ -187,7 +196,7 @@ describe("components/providers/dlqRecovery: override headers", () => {
   it("sends no override header when no override is set", async () => {
     emu().seed(120);
     const { provider } = dlqProvider();
-    await provider.create(drainAll(emu()));
+    await provider.create(sequential(emu()));
     const reqs = resumeRequests(emu());
     assert.equal(reqs.length, 3);
     for (const r of reqs) assert.deepEqual(r.overrideHeaders, {});
@@ -526,7 +535,7 @@ describe("components/providers/dlqRecovery: a fatal failure mid-drain, then upda
     const ids = liveDlqIds(emu());
     emu().setFaults({ seed: 1, failRequestNumbers: [3], failStatus: status });
     const h = dlqProvider();
-    const inputs = drainAll(emu(), { recoveryName: "incident-9" });
+    const inputs = sequential(emu(), { recoveryName: "incident-9" });
     const e = await partialRejection(h.provider.create(inputs));
     return { ...h, ids, inputs, e };
   }
@@ -624,7 +633,7 @@ describe("components/providers/dlqRecovery: ambiguous and endless drains", () =>
     const ids = liveDlqIds(emu());
     emu().setFaults({ seed: seedLosingFirstResponseOnly(0.3, 8), loseResponseAfterCommitRate: 0.3 });
     const { provider } = dlqProvider();
-    const { outs } = await provider.create(drainAll(emu()));
+    const { outs } = await provider.create(sequential(emu()));
     assert.equal(outs.complete, true);
     assert.equal(outs.ambiguousRequests, 1);
     assert.equal(outs.resumedCount, 70, "the 50 runs of the lost response have unknown IDs");
@@ -653,7 +662,7 @@ describe("components/providers/dlqRecovery: ambiguous and endless drains", () =>
     const ids = liveDlqIds(emu());
     emu().setFaults({ seed: 1, repeatingCursor: true });
     const { provider } = dlqProvider();
-    const inputs = drainAll(emu());
+    const inputs = sequential(emu());
     const e = await partialRejection(provider.create(inputs));
     assert.match(e.message, /SVC_CURSOR_LOOP/);
     assert.match(e.message, /Run `pulumi up` again/);
@@ -674,7 +683,7 @@ describe("components/providers/dlqRecovery: ambiguous and endless drains", () =>
     const ids = liveDlqIds(emu());
     emu().setFaults({ seed: 1, endlessCursor: true });
     const { provider } = dlqProvider();
-    const inputs = drainAll(emu());
+    const inputs = sequential(emu());
     const e = await partialRejection(provider.create(inputs));
     assert.match(e.message, /SVC_CURSOR_LOOP/);
     assert.equal(e.properties.complete, false);
@@ -703,7 +712,7 @@ describe("components/providers/dlqRecovery: ambiguous and endless drains", () =>
     emu().seed(60);
     emu().setFaults({ seed: 1, failRequestNumbers: [2], failStatus: 503 });
     const { provider } = dlqProvider();
-    const { outs } = await provider.create(drainAll(emu()));
+    const { outs } = await provider.create(sequential(emu()));
     assert.equal(outs.complete, true);
     assert.equal(outs.resumedCount, 60);
     assert.equal(outs.ambiguousRequests, 1, "a 5xx on a resume may have been processed");
