@@ -11,6 +11,21 @@ module.exports = {
       from: {},
       to: { circular: true },
     },
+    {
+      name: "policies-apart-from-components",
+      severity: "error",
+      comment:
+        "The policy pack builds on core/ and client/ only: what it shares with the components belongs in core/.",
+      from: { path: "^policies/" },
+      to: { path: "^components/" },
+    },
+    {
+      name: "core-below-components",
+      severity: "error",
+      comment: "core/ is the layer below components/ and policies/: it imports neither.",
+      from: { path: "^core/" },
+      to: { path: "^(components|policies)/" },
+    },
   ],
   options: {
     doNotFollow: { path: "node_modules" },

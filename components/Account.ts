@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { lazyProvider } from "./lazyProvider";
-import { ACCOUNT_FIELDS, SECRET_ACCOUNT_OUTPUTS } from "./accountFields";
-import { ACCOUNT_TYPE } from "./tokens";
+import { ACCOUNT_FIELDS, SECRET_ACCOUNT_OUTPUTS } from "../core/accountFields";
+import { ACCOUNT_TYPE } from "../core/tokens";
 
 /**
  * The arguments of {@link Account}. Every one is optional: each falls back to stack

@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { DlqSelection, FlowControlOverride } from "../client";
 import { lazyProvider } from "./lazyProvider";
-import { DLQ_RECOVERY_TYPE } from "./tokens";
+import { DLQ_RECOVERY_TYPE } from "../core/tokens";
 
 /**
  * Flow-control override of the resumed runs: `Svc-Flow-Control-Key` and

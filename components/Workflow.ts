@@ -16,9 +16,9 @@ import {
   retriesProblems,
   type FlowControlOverride,
 } from "../client";
-import { parseDuration } from "./duration";
-import { show } from "./messages";
-import { WORKFLOW_TYPE } from "./tokens";
+import { parseDuration } from "../core/duration";
+import { show } from "../core/messages";
+import { WORKFLOW_TYPE } from "../core/tokens";
 
 /** Header carrying the delay of a triggered workflow run, e.g. `"600s"`. */
 export const DELAY_HEADER = "Svc-Delay";

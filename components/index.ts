@@ -6,12 +6,12 @@
  */
 export { Account } from "./Account";
 export type { AccountArgs } from "./Account";
-export { ACCOUNT_FIELDS } from "./accountFields";
-export type { AccountOutputName, AccountRecordField } from "./accountFields";
-export { SETTINGS as CONNECTION_SETTINGS } from "./connection";
+export { ACCOUNT_FIELDS } from "../core/accountFields";
+export type { AccountOutputName, AccountRecordField } from "../core/accountFields";
+export { SETTINGS as CONNECTION_SETTINGS } from "../core/connection";
 export { DlqRecovery } from "./DlqRecovery";
 export type { DlqRecoveryArgs, DlqSelectionArgs, FlowControlArgs, ResumedRunOutput } from "./DlqRecovery";
 export { Workflow, DELAY_HEADER } from "./Workflow";
 export type { WorkflowArgs, WorkflowFlowControl, WorkflowFlowControlArgs } from "./Workflow";
-export { ACCOUNT_TYPE, DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "./tokens";
-export { parseDuration, formatDuration } from "./duration";
+export { ACCOUNT_TYPE, DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../core/tokens";
+export { parseDuration, formatDuration } from "../core/duration";

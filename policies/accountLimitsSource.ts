@@ -10,7 +10,7 @@
  * @packageDocumentation
  */
 import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
-import { ACCOUNT_SETTINGS, SETTINGS } from "../components/connection";
+import { ACCOUNT_SETTINGS, SETTINGS } from "../core/connection";
 import type { LimitsContext, RunNotes } from "./context";
 import type { LiveAccountResult } from "./liveAccount";
 

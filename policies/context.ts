@@ -9,7 +9,7 @@
 import type { PolicyResource } from "@pulumi/policy";
 import { isLimitValue, type LimitField, type LimitSpec, type ResolvedLimit } from "./limits";
 import { liveAccountFromSettings, type LiveAccountResult, type LiveAccountSource } from "./liveAccount";
-import { ACCOUNT_TYPE } from "../components/tokens";
+import { ACCOUNT_TYPE } from "../core/tokens";
 import { label, ofType, readNumber } from "./resources";
 
 /** Options of {@link LimitsContext}; tests inject both. */

@@ -13,7 +13,7 @@ import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
 import type { LimitsContext } from "./context";
 import { LIMITS, describeLimit } from "./limits";
 import { formatValue } from "./maxLimit";
-import { DLQ_RECOVERY_TYPE } from "../components/tokens";
+import { DLQ_RECOVERY_TYPE } from "../core/tokens";
 import { UnknownValues, isCompletedRecovery, label, ofType, readNumber } from "./resources";
 
 /** The config of `dlq-recovery-retention-window` (besides `enforcementLevel`). */

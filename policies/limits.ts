@@ -13,7 +13,7 @@
  *
  * @packageDocumentation
  */
-import { ACCOUNT_FIELDS, type AccountOutputName } from "../components/accountFields";
+import { ACCOUNT_FIELDS, type AccountOutputName } from "../core/accountFields";
 
 /** The account-record fields the policies check. */
 export type LimitField =

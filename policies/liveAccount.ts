@@ -10,7 +10,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { AccountRecord } from "../client";
-import { readAccount, type AccountClientOptions } from "../components/accountClient";
+import { readAccount, type AccountClientOptions } from "../core/accountClient";
 import {
   ACCOUNT_SETTINGS,
   MissingSettingError,
@@ -18,8 +18,8 @@ import {
   Settings,
   type SettingName,
   type StackConfigReader,
-} from "../components/connection";
-import { ServiceError } from "../components/messages";
+} from "../core/connection";
+import { ServiceError } from "../core/messages";
 
 /** The outcome of reading the live account record. */
 export type LiveAccountResult =

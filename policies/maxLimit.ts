@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import type { PolicyConfigSchema, PolicyResource, StackValidationPolicy } from "@pulumi/policy";
-import { formatDuration } from "../components/duration";
+import { formatDuration } from "../core/duration";
 import type { LimitsContext } from "./context";
 import { describeLimit, type LimitSpec } from "./limits";
 import { UnknownValues, label, type Read } from "./resources";

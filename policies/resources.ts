@@ -15,13 +15,8 @@
  */
 import * as policy from "@pulumi/policy";
 import type { PolicyResource } from "@pulumi/policy";
-import { parseDuration } from "../components/duration";
-import {
-  ACCOUNT_TYPE,
-  DLQ_RECOVERY_TYPE,
-  UNKNOWN as UNKNOWN_STRING,
-  WORKFLOW_TYPE,
-} from "../components/tokens";
+import { parseDuration } from "../core/duration";
+import { ACCOUNT_TYPE, DLQ_RECOVERY_TYPE, UNKNOWN as UNKNOWN_STRING, WORKFLOW_TYPE } from "../core/tokens";
 
 /** `@pulumi/policy`'s error for an unknown value (its declarations leave it untyped). */
 interface UnknownValueErrorInstance extends Error {

@@ -8,7 +8,7 @@ import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
 import type { LimitsContext } from "./context";
 import { LIMITS } from "./limits";
 import { maxLimitPolicy } from "./maxLimit";
-import { WORKFLOW_TYPE } from "../components/tokens";
+import { WORKFLOW_TYPE } from "../core/tokens";
 import { readWorkflowDelay } from "./resources";
 
 /** The config of `workflow-max-delay` (besides `enforcementLevel`). */

@@ -11,7 +11,7 @@
 import type { PolicyConfigSchema, PolicyResource, StackValidationPolicy } from "@pulumi/policy";
 import type { LimitsContext } from "./context";
 import { LIMITS, describeLimit } from "./limits";
-import { DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../components/tokens";
+import { DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../core/tokens";
 import { UnknownValues, label, read, readNumber } from "./resources";
 
 /** The config of `workflow-max-global-parallelism` (besides `enforcementLevel`). */

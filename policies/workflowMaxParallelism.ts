@@ -9,7 +9,7 @@ import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
 import type { LimitsContext } from "./context";
 import { LIMITS } from "./limits";
 import { maxLimitPolicy } from "./maxLimit";
-import { DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../components/tokens";
+import { DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../core/tokens";
 import { readNumber } from "./resources";
 
 /** The config of `workflow-max-parallelism` (besides `enforcementLevel`). */

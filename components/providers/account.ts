@@ -14,11 +14,16 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { SvcError, type AccountRecord } from "../../client";
 import { resolveEndpoint } from "../../client/transport";
-import { readAccount, type AccountConnectionInputs } from "../accountClient";
-import { ACCOUNT_FIELDS, SECRET_ACCOUNT_OUTPUTS, type AccountRecordField } from "../accountFields";
-import { ACCOUNT_SETTINGS, MissingSettingError, Settings, type StackConfigReader } from "../connection";
-import { Failures, checkBoolean, checkString, checkUrl } from "../messages";
-import { containsUnknown, isUnknown } from "../tokens";
+import { readAccount, type AccountConnectionInputs } from "../../core/accountClient";
+import { ACCOUNT_FIELDS, SECRET_ACCOUNT_OUTPUTS, type AccountRecordField } from "../../core/accountFields";
+import {
+  ACCOUNT_SETTINGS,
+  MissingSettingError,
+  Settings,
+  type StackConfigReader,
+} from "../../core/connection";
+import { Failures, checkBoolean, checkString, checkUrl } from "../../core/messages";
+import { containsUnknown, isUnknown } from "../../core/tokens";
 
 /** Inputs of the Account provider, resolved (no Outputs). */
 export type AccountInputs = AccountConnectionInputs;

@@ -43,10 +43,15 @@ import {
   type WindowDrainState,
 } from "../../client";
 import { resolveEndpoint } from "../../client/transport";
-import { accountLimitsOnce, type AccountLimits } from "../accountClient";
-import { MissingSettingError, RESUME_SETTINGS, Settings, type StackConfigReader } from "../connection";
-import { describeOrigins, explainServiceError } from "../messages";
-import { containsUnknown } from "../tokens";
+import { accountLimitsOnce, type AccountLimits } from "../../core/accountClient";
+import {
+  MissingSettingError,
+  RESUME_SETTINGS,
+  Settings,
+  type StackConfigReader,
+} from "../../core/connection";
+import { describeOrigins, explainServiceError } from "../../core/messages";
+import { containsUnknown } from "../../core/tokens";
 import {
   DEFAULT_MAX_RECORDED_RUNS,
   RESULT_FIELDS,

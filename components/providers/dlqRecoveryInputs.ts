@@ -21,8 +21,8 @@ import {
   type ResumeOverrides,
   type WindowDrainState,
 } from "../../client";
-import { Failures, checkBoolean, checkInteger, checkString, checkUrl, show } from "../messages";
-import { isUnknown } from "../tokens";
+import { Failures, checkBoolean, checkInteger, checkString, checkUrl, show } from "../../core/messages";
+import { isUnknown } from "../../core/tokens";
 
 /** Inputs of the DlqRecovery provider, resolved: the selection fields, then the rest. */
 export interface DlqRecoveryInputs extends DlqSelection {

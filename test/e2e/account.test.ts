@@ -6,7 +6,7 @@
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import { startEmulator, type RunningEmulator } from "../../emulator";
-import { ACCOUNT_FIELDS } from "../../components/accountFields";
+import { ACCOUNT_FIELDS } from "../../core/accountFields";
 import { PulumiProject, resourceOfType } from "../helpers/pulumi";
 import { assertNoSecrets, secretForms } from "../helpers/secrets";
 

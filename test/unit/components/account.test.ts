@@ -2,9 +2,9 @@ import { strict as assert } from "node:assert";
 import type { RunningEmulator } from "../../../emulator";
 import { PLAN_PRESETS, startEmulator } from "../../../emulator";
 import { SvcClient } from "../../../client";
-import { ACCOUNT_FIELDS } from "../../../components/accountFields";
-import { explainServiceError } from "../../../components/messages";
-import { UNKNOWN } from "../../../components/tokens";
+import { ACCOUNT_FIELDS } from "../../../core/accountFields";
+import { explainServiceError } from "../../../core/messages";
+import { UNKNOWN } from "../../../core/tokens";
 import {
   PASSWORD,
   TOKEN,

@@ -16,7 +16,7 @@ import {
   type AccountInputs,
   type AccountOutputs,
 } from "../../../components/providers/account";
-import type { StackConfigReader } from "../../../components/connection";
+import type { StackConfigReader } from "../../../core/connection";
 import {
   DlqRecoveryProvider,
   type DlqRecoveryInputs,

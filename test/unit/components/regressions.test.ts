@@ -3,7 +3,7 @@
  * expected behaviour and fails until the code under test is fixed. Nothing here is skipped.
  */
 import { strict as assert } from "node:assert";
-import { UNKNOWN } from "../../../components/tokens";
+import { UNKNOWN } from "../../../core/tokens";
 import { validateInputs } from "../../../components/providers/dlqRecoveryInputs";
 import {
   PASSWORD,

@@ -5,8 +5,8 @@
 import * as assert from "node:assert/strict";
 import * as pulumi from "@pulumi/pulumi";
 import { Workflow, type WorkflowArgs } from "../../../components/Workflow";
-import { WORKFLOW_TYPE } from "../../../components/tokens";
-import { formatDuration, parseDuration } from "../../../components/duration";
+import { WORKFLOW_TYPE } from "../../../core/tokens";
+import { formatDuration, parseDuration } from "../../../core/duration";
 
 const registered: pulumi.runtime.MockResourceArgs[] = [];
 

@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { DLQ_RECOVERY_TYPE } from "../../../components/tokens";
+import { DLQ_RECOVERY_TYPE } from "../../../core/tokens";
 import {
   DAY_MS,
   NOW,

@@ -9,7 +9,7 @@ import type { AccountRecord } from "../../../client";
 import { PLAN_PRESETS } from "../../../emulator/plans";
 import { createPolicies, type SvcLimitsPack } from "../../../policies/pack";
 import type { LiveAccountResult, LiveAccountSource } from "../../../policies/liveAccount";
-import { ACCOUNT_TYPE, DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../../../components/tokens";
+import { ACCOUNT_TYPE, DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../../../core/tokens";
 import { isUnknownValueError } from "../../../policies/resources";
 
 /** A fixed "now" (2026-11-21T12:00:00Z). */

@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../../../components/tokens";
+import { DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../../../core/tokens";
 import { UNKNOWN, accountOutputs, check, happyStack, liveNone, liveOk, onlyMessage, urnOf } from "./helpers";
 
 const POLICY = "workflow-max-parallelism";

@@ -41,3 +41,69 @@ describe("the import check (npm run check: dependency-cruiser)", () => {
     assert.equal(status, 0, output);
   });
 });
+
+/** Runs the same import check inside `dir` as the project root, with the project's own rules. */
+function checkLayout(dir: string): { status: number | null; output: string } {
+  fs.copyFileSync(path.join(ROOT, ".dependency-cruiser.cjs"), path.join(dir, ".dependency-cruiser.cjs"));
+  fs.writeFileSync(
+    path.join(dir, "tsconfig.json"),
+    JSON.stringify({ compilerOptions: { module: "commonjs" } }),
+  );
+  const r = spawnSync(
+    process.execPath,
+    [DEPCRUISE, "--config", ".dependency-cruiser.cjs", "--output-type", "err", "."],
+    {
+      cwd: dir,
+      encoding: "utf8",
+    },
+  );
+  return { status: r.status, output: `${r.stdout}${r.stderr}` };
+}
+
+/** Writes `files` (path relative to `dir` → source) into `dir`. */
+function writeTree(dir: string, files: Record<string, string>): void {
+  for (const [file, source] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.writeFileSync(path.join(dir, file), source);
+  }
+}
+
+describe("the layer rules (npm run check: dependency-cruiser)", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-layers-"));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it("fails when policies/ imports from components/", () => {
+    writeTree(dir, {
+      "components/tokens.ts": "export const T = 1;\n",
+      "policies/pack.ts": 'import { T } from "../components/tokens";\nexport const p = T;\n',
+    });
+    const { status, output } = checkLayout(dir);
+    assert.equal(status, 1, output);
+    assert.match(output, /policies-apart-from-components: policies\/pack\.ts/);
+  });
+
+  it("fails when core/ imports from components/ or policies/", () => {
+    writeTree(dir, {
+      "components/Account.ts": "export const A = 1;\n",
+      "core/connection.ts": 'import { A } from "../components/Account";\nexport const c = A;\n',
+    });
+    const { status, output } = checkLayout(dir);
+    assert.equal(status, 1, output);
+    assert.match(output, /core-below-components: core\/connection\.ts/);
+  });
+
+  it("passes policies/ and components/ that import core/ and client/", () => {
+    writeTree(dir, {
+      "client/index.ts": "export const C = 1;\n",
+      "core/tokens.ts": 'import { C } from "../client";\nexport const T = C;\n',
+      "components/Account.ts": 'import { T } from "../core/tokens";\nexport const A = T;\n',
+      "policies/pack.ts":
+        'import { T } from "../core/tokens";\nimport { C } from "../client";\nexport const p = T + C;\n',
+    });
+    const { status, output } = checkLayout(dir);
+    assert.equal(status, 0, output);
+  });
+});

@@ -1,9 +1,9 @@
 import { strict as assert } from "node:assert";
 import { SvcError } from "../../../client";
-import { ServiceError, describeOrigins, explainServiceError, show } from "../../../components/messages";
-import { UNKNOWN, containsUnknown } from "../../../components/tokens";
+import { ServiceError, describeOrigins, explainServiceError, show } from "../../../core/messages";
+import { UNKNOWN, containsUnknown } from "../../../core/tokens";
 
-describe("components/messages", () => {
+describe("core/messages", () => {
   it("show quotes strings, prints JSON and cuts at 80 characters", () => {
     assert.equal(show("a"), '"a"');
     assert.equal(show(undefined), "undefined");

@@ -6,10 +6,10 @@ import {
   describeSources,
   resolveSetting,
   resolveSettings,
-} from "../../../components/connection";
-import { configOf, dlqProvider, happyDlq } from "./helpers";
+} from "../../../core/connection";
+import { configOf, dlqProvider, happyDlq } from "../components/helpers";
 
-describe("components/connection", () => {
+describe("core/connection", () => {
   it("takes the input first, then stack config, then the environment", () => {
     const env = { SVC_TOKEN: "from-env" };
     const config = configOf({ "svc:token": "from-config" });
