@@ -112,12 +112,7 @@ export async function handleAdmin(
  */
 function dispatch(state: EmulatorState, route: string, url: URL, body: () => unknown): [number, unknown] {
   const deleteMatch = /^DELETE \/admin\/entries\/([^/]+)$/.exec(route);
-  if (deleteMatch !== null) {
-    const dlqId = decodeURIComponent(deleteMatch[1]);
-    if (!state.dlq.remove(dlqId)) throw new HttpError(404, `dlqId ${show(dlqId)} is not in the DLQ`);
-    state.dlq.maybeCompact();
-    return [200, { deleted: dlqId, count: state.dlq.size }];
-  }
+  if (deleteMatch !== null) return deleteEntry(state, decodeURIComponent(deleteMatch[1]));
   switch (route) {
     case "GET /admin":
       return [200, { endpoints: ADMIN_ENDPOINTS }];
@@ -178,19 +173,29 @@ function dispatch(state: EmulatorState, route: string, url: URL, body: () => unk
       return [200, { config: badRequestOnError(() => state.faults.configure(body() ?? {})) }];
     case "GET /admin/rate-limit":
       return [200, rateLimitView(state)];
-    case "PUT /admin/rate-limit": {
-      const input = body();
-      if (typeof input !== "object" || input === null || Array.isArray(input)) {
-        throw new HttpError(400, `rate-limit body must be {"enabled": true|false}, got ${show(input)}`);
-      }
-      const { enabled, ...rest } = input as Record<string, unknown>;
-      const extra = Object.keys(rest);
-      if (extra.length > 0)
-        throw new HttpError(400, `unknown rate-limit field ${show(extra[0])}; known: enabled`);
-      badRequestOnError(() => state.rateLimit.setEnabled(enabled));
-      return [200, rateLimitView(state)];
-    }
+    case "PUT /admin/rate-limit":
+      return [200, setRateLimit(state, body())];
     default:
       throw new HttpError(404, `no such admin endpoint: ${route}; see GET /admin`);
   }
+}
+
+/** `DELETE /admin/entries/{dlqId}`: removes one entry (404 when it is not in the DLQ). */
+function deleteEntry(state: EmulatorState, dlqId: string): [number, unknown] {
+  if (!state.dlq.remove(dlqId)) throw new HttpError(404, `dlqId ${show(dlqId)} is not in the DLQ`);
+  state.dlq.maybeCompact();
+  return [200, { deleted: dlqId, count: state.dlq.size }];
+}
+
+/** `PUT /admin/rate-limit` with body `{"enabled": true|false}`: returns the new view. */
+function setRateLimit(state: EmulatorState, input: unknown): unknown {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+    throw new HttpError(400, `rate-limit body must be {"enabled": true|false}, got ${show(input)}`);
+  }
+  const { enabled, ...rest } = input as Record<string, unknown>;
+  const extra = Object.keys(rest);
+  if (extra.length > 0)
+    throw new HttpError(400, `unknown rate-limit field ${show(extra[0])}; known: enabled`);
+  badRequestOnError(() => state.rateLimit.setEnabled(enabled));
+  return rateLimitView(state);
 }

@@ -14,6 +14,7 @@ import type { FaultEndpoint } from "./fault-config";
 import { HttpError, readBody, sendJson, sendRaw } from "./http";
 import { rawOverrideHeaders } from "./overrides";
 import { rateLimitMessage } from "./rate-limit";
+import type { LoggedRequest } from "./request-log";
 import { handleResume } from "./resume-endpoint";
 import type { EmulatorState } from "./state";
 
@@ -63,6 +64,22 @@ function queryObject(url: URL, redact: (text: string) => string): Record<string,
   return query;
 }
 
+/** Adds a request to the request log (credentials redacted), its outcome still open. */
+function logRequest(state: EmulatorState, req: IncomingMessage, url: URL): LoggedRequest {
+  const redact = (text: string): string => state.redact(text);
+  const overrideHeaders: Record<string, string> = {};
+  for (const [name, value] of Object.entries(rawOverrideHeaders(req))) overrideHeaders[name] = redact(value);
+  return state.log.add({
+    time: state.now(),
+    method: req.method ?? "",
+    path: redact(url.pathname),
+    query: queryObject(url, redact),
+    overrideHeaders,
+    status: null,
+    resumed: 0,
+  });
+}
+
 /**
  * Handle a request whose path starts with `/v2`.
  *
@@ -80,17 +97,7 @@ export async function handleV2(
   signal: AbortSignal,
 ): Promise<void> {
   const redact = (text: string): string => state.redact(text);
-  const overrideHeaders: Record<string, string> = {};
-  for (const [name, value] of Object.entries(rawOverrideHeaders(req))) overrideHeaders[name] = redact(value);
-  const logEntry = state.log.add({
-    time: state.now(),
-    method: req.method ?? "",
-    path: redact(url.pathname),
-    query: queryObject(url, redact),
-    overrideHeaders,
-    status: null,
-    resumed: 0,
-  });
+  const logEntry = logRequest(state, req, url);
   // Headers of every answer once the request is authenticated (rate-limit headers).
   let answerHeaders: Readonly<Record<string, string>> = {};
   try {

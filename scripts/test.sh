@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, as `npm test` and CI run it (after toolchain/provision.sh, inside
-# toolchain/with-env.sh): build, typecheck, lint, format check, then every mocha suite
-# (unit, integration against the emulator over loopback, e2e with the real Pulumi CLI).
+# toolchain/with-env.sh): build, typecheck, lint, import rules, function length, format check,
+# then every mocha suite (unit, integration against the emulator over loopback, e2e with the
+# real Pulumi CLI).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -15,6 +16,9 @@ step "lint (eslint)"
 eslint .
 step "import rules: no cycles, policies/ apart from components/ (dependency-cruiser)"
 npm run --silent lint:cycles
+step "function length: none over 80 lines in components/, client/, core/, policies/, emulator/"
+npm run --silent lint:functions
+echo "no function over 80 lines (besides scripts/check-function-length.ts KNOWN_LONG_FUNCTIONS)"
 step "format check (prettier)"
 prettier --check . >/dev/null
 echo "all files formatted"
