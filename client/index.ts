@@ -14,6 +14,15 @@ export {
   RETRIES_HEADER,
 } from "./headers";
 export { validateAccountRecord, validateResumePage } from "./validate";
+export { ACCOUNT_RECORD_FIELDS, ACCOUNT_FIELD_LIST, SECRET_ACCOUNT_OUTPUTS } from "./accountRecord";
+export type {
+  AccountFieldKind,
+  AccountFieldSpec,
+  AccountFieldUnit,
+  AccountFieldValue,
+  AccountOutputName,
+  AccountRecordField,
+} from "./accountRecord";
 export { DEFAULT_RETRY_POLICY, parseRetryAfter, parseRateLimitReset, parseRateLimitHeaders } from "./retry";
 export type { RateLimitHeaders } from "./retry";
 export { RateGate, RateGateRegistry, accountRateGates, accountKey, CAUTIOUS_START_RATE } from "./rateGate";

@@ -106,41 +106,8 @@ export interface ResumePage {
   unconfirmedDlqIds?: string[];
 }
 
-/** The queue-service account record (spec section 2.3). Unknown extra fields are dropped. */
-export interface AccountRecord {
-  customer_id: string;
-  id: string;
-  /** Secret. Never echoed in error messages. */
-  password: string;
-  /** Secret. Never echoed in error messages. */
-  token: string;
-  active: boolean;
-  state: "active" | "passive";
-  last_plan_upgrade_time: number;
-  max_message_size: number;
-  max_requests_per_day: number;
-  max_requests_per_day_hard: number;
-  max_endpoints_per_topic: number;
-  max_requests_per_second: number;
-  max_dlq_size: number;
-  max_retries: number;
-  max_topics: number;
-  max_schedules: number;
-  max_events_size: number;
-  max_dlq_retention_time_milis: number;
-  max_delay: number;
-  max_parallelism: number;
-  max_global_parallelism: number;
-  max_queues: number;
-  prod_pack_enabled: boolean;
-  timeout: number;
-  type: "free" | "paid";
-  /** `""`, `"paid"`, `"svc_enterprise_1m"`, `"svc_enterprise_10m"`; any string is accepted. */
-  reserved_type: string;
-  reserved_price: number;
-  created_by: string;
-  creation_time: number;
-}
+// The account record's type follows from its one table, in `accountRecord.ts`.
+export type { AccountRecord } from "./accountRecord";
 
 /** Progress of {@link SvcClient.drain}, as handed to `onPage`. */
 export interface DrainPageEvent {

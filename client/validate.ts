@@ -8,6 +8,7 @@
 import { SvcError } from "./errors";
 import { Redactor } from "./redact";
 import { show, typeName } from "./show";
+import { ACCOUNT_FIELD_LIST, SECRET_ACCOUNT_FIELDS, type AccountFieldKind } from "./accountRecord";
 import type { AccountRecord, ResumedRun, ResumePage } from "./types";
 
 /** Operation named in account-record validation messages. */
@@ -15,44 +16,10 @@ export const ACCOUNT_OPERATION = "GET /v2/svc/user";
 /** Operation named in resume-page validation messages. */
 export const RESUME_OPERATION = "POST /v2/workflows/dlq/resume";
 
-type Kind = "string" | "integer" | "number" | "boolean" | { enum: readonly string[] };
+type Kind = AccountFieldKind;
 
-/** The account record's fields and their types (spec section 2.3), in spec order. */
-const ACCOUNT_FIELDS: ReadonlyArray<readonly [keyof AccountRecord, Kind]> = [
-  ["customer_id", "string"],
-  ["id", "string"],
-  ["password", "string"],
-  ["token", "string"],
-  ["active", "boolean"],
-  ["state", { enum: ["active", "passive"] }],
-  ["last_plan_upgrade_time", "integer"],
-  ["max_message_size", "integer"],
-  ["max_requests_per_day", "integer"],
-  ["max_requests_per_day_hard", "integer"],
-  ["max_endpoints_per_topic", "integer"],
-  ["max_requests_per_second", "integer"],
-  ["max_dlq_size", "integer"],
-  ["max_retries", "integer"],
-  ["max_topics", "integer"],
-  ["max_schedules", "integer"],
-  ["max_events_size", "integer"],
-  ["max_dlq_retention_time_milis", "integer"],
-  ["max_delay", "integer"],
-  ["max_parallelism", "integer"],
-  ["max_global_parallelism", "integer"],
-  ["max_queues", "integer"],
-  ["prod_pack_enabled", "boolean"],
-  ["timeout", "integer"],
-  ["type", { enum: ["free", "paid"] }],
-  // The spec lists plan names, but new plans appear over time; any string is accepted.
-  ["reserved_type", "string"],
-  ["reserved_price", "number"],
-  ["created_by", "string"],
-  ["creation_time", "integer"],
-];
-
-/** Fields whose values must never appear in a message. */
-const SECRET_FIELDS: ReadonlySet<string> = new Set(["password", "token"]);
+/** Wire names of the fields whose values must never appear in a message. */
+const SECRET_FIELDS: ReadonlySet<string> = new Set(SECRET_ACCOUNT_FIELDS);
 
 function shown(value: unknown, secret: boolean): string {
   return show(value, { withType: true, secret });
@@ -93,8 +60,9 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Checks a parsed `GET /v2/svc/user` body against the spec's account record. Every field is
- * type-checked; unknown extra fields are tolerated and dropped from the result.
+ * Checks a parsed `GET /v2/svc/user` body against the spec's account record (the table of
+ * `accountRecord.ts`). Every field is type-checked; unknown extra fields are tolerated and dropped
+ * from the result.
  *
  * @throws SvcError `SVC_MALFORMED_RESPONSE`, e.g. "Malformed account record from
  * GET /v2/svc/user: field `max_retries` must be an integer; got "abc" (string)."
@@ -106,10 +74,10 @@ export function validateAccountRecord(body: unknown): AccountRecord {
   }
   const problems: string[] = [];
   const out: Record<string, unknown> = {};
-  for (const [field, kind] of ACCOUNT_FIELDS) {
-    const value = body[field];
-    if (matches(value, kind)) out[field] = value;
-    else problems.push(problem(field, kind, value, SECRET_FIELDS.has(field)));
+  for (const { wire, kind, secret } of ACCOUNT_FIELD_LIST) {
+    const value = body[wire];
+    if (matches(value, kind)) out[wire] = value;
+    else problems.push(problem(wire, kind, value, secret === true));
   }
   if (problems.length > 0) {
     // The record's own secrets must not leak through another, malformed field either.

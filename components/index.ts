@@ -5,8 +5,8 @@
  * @packageDocumentation
  */
 export { Account } from "./Account";
-export type { AccountArgs } from "./Account";
-export { ACCOUNT_FIELDS } from "../core/accountFields";
+export type { AccountArgs, AccountRecordOutputs } from "./Account";
+export { ACCOUNT_FIELDS, ACCOUNT_RECORD_FIELDS, OUTPUT_OF_ACCOUNT_FIELD } from "../core/accountFields";
 export type { AccountOutputName, AccountRecordField } from "../core/accountFields";
 export { SETTINGS as CONNECTION_SETTINGS } from "../core/connection";
 export { DlqRecovery } from "./DlqRecovery";

@@ -1,44 +1,41 @@
 /**
- * The account record's fields (spec 2.3) and the camelCase output each one becomes.
- * One table for the `Account` resource, its provider and the policy pack.
+ * The account record's fields (spec 2.3) and the `Account` output each one becomes, for the
+ * `Account` resource, its provider and the policy pack. Everything here follows from the one
+ * table, `ACCOUNT_RECORD_FIELDS` in `client/accountRecord.ts` (the client validates the record
+ * with it, and it lies below every other layer).
+ *
+ * @packageDocumentation
  */
-export const ACCOUNT_FIELDS = {
-  customer_id: "customerId",
-  id: "accountId",
-  password: "password",
-  token: "token",
-  active: "active",
-  state: "state",
-  last_plan_upgrade_time: "lastPlanUpgradeTime",
-  max_message_size: "maxMessageSize",
-  max_requests_per_day: "maxRequestsPerDay",
-  max_requests_per_day_hard: "maxRequestsPerDayHard",
-  max_endpoints_per_topic: "maxEndpointsPerTopic",
-  max_requests_per_second: "maxRequestsPerSecond",
-  max_dlq_size: "maxDlqSize",
-  max_retries: "maxRetries",
-  max_topics: "maxTopics",
-  max_schedules: "maxSchedules",
-  max_events_size: "maxEventsSize",
-  max_dlq_retention_time_milis: "maxDlqRetentionTimeMilis",
-  max_delay: "maxDelay",
-  max_parallelism: "maxParallelism",
-  max_global_parallelism: "maxGlobalParallelism",
-  max_queues: "maxQueues",
-  prod_pack_enabled: "prodPackEnabled",
-  timeout: "timeout",
-  type: "type",
-  reserved_type: "reservedType",
-  reserved_price: "reservedPrice",
-  created_by: "createdBy",
-  creation_time: "creationTime",
-} as const;
+import {
+  ACCOUNT_FIELD_LIST,
+  ACCOUNT_RECORD_FIELDS,
+  SECRET_ACCOUNT_OUTPUTS,
+  type AccountOutputName,
+  type AccountRecordField,
+} from "../client/accountRecord";
 
-/** A field of the account record as the service names it. */
-export type AccountRecordField = keyof typeof ACCOUNT_FIELDS;
+export { ACCOUNT_FIELD_LIST, ACCOUNT_RECORD_FIELDS, SECRET_ACCOUNT_OUTPUTS };
+export type { AccountOutputName, AccountRecordField };
 
-/** An output of `Account`. */
-export type AccountOutputName = (typeof ACCOUNT_FIELDS)[AccountRecordField];
+type Table = typeof ACCOUNT_RECORD_FIELDS;
 
-/** Outputs that are secrets in outputs and in state. */
-export const SECRET_ACCOUNT_OUTPUTS: readonly AccountOutputName[] = ["password", "token"];
+/** The `Account` output of each record field, by wire name: `{ max_delay: "maxDelay", id: "accountId", ... }`. */
+export const OUTPUT_OF_ACCOUNT_FIELD = Object.fromEntries(
+  ACCOUNT_FIELD_LIST.map((f) => [f.wire, f.output]),
+) as { readonly [O in AccountOutputName as Table[O]["wire"]]: O };
+
+/**
+ * The `Account` output of each record field, by wire name.
+ *
+ * @deprecated Use {@link OUTPUT_OF_ACCOUNT_FIELD} (same value; this name is also the name of the
+ * client's field list it is not). Kept for one minor version.
+ */
+export const ACCOUNT_FIELDS = OUTPUT_OF_ACCOUNT_FIELD;
+
+/** The `Account` output names, in spec order. */
+export const ACCOUNT_OUTPUT_NAMES: readonly AccountOutputName[] = ACCOUNT_FIELD_LIST.map((f) => f.output);
+
+/** True for the outputs that are secrets in outputs and in state (`password`, `token`). */
+export function isSecretAccountOutput(name: string): boolean {
+  return (SECRET_ACCOUNT_OUTPUTS as readonly string[]).includes(name);
+}

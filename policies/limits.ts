@@ -13,7 +13,7 @@
  *
  * @packageDocumentation
  */
-import { ACCOUNT_FIELDS, type AccountOutputName } from "../core/accountFields";
+import { OUTPUT_OF_ACCOUNT_FIELD, type AccountOutputName } from "../core/accountFields";
 
 /** The account-record fields the policies check. */
 export type LimitField =
@@ -34,7 +34,7 @@ export interface LimitSpec {
 }
 
 function spec(field: LimitField, policy: string, unit: LimitSpec["unit"]): LimitSpec {
-  const output = ACCOUNT_FIELDS[field];
+  const output = OUTPUT_OF_ACCOUNT_FIELD[field];
   return { field, output, policy, configKey: output, unit };
 }
 

@@ -15,7 +15,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { SvcError, type AccountRecord } from "../../client";
 import { resolveEndpoint } from "../../client/transport";
 import { readAccount, type AccountConnectionInputs } from "../../core/accountClient";
-import { ACCOUNT_FIELDS, SECRET_ACCOUNT_OUTPUTS, type AccountRecordField } from "../../core/accountFields";
+import { ACCOUNT_FIELD_LIST, isSecretAccountOutput } from "../../core/accountFields";
 import {
   ACCOUNT_SETTINGS,
   MissingSettingError,
@@ -38,20 +38,17 @@ export type AccountOutputs = Record<string, unknown> & {
 /** Maps a record to outputs (unknown extra fields were already dropped by the client). */
 export function recordToOutputs(record: AccountRecord): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [field, output] of Object.entries(ACCOUNT_FIELDS)) {
-    out[output] = record[field as AccountRecordField];
-  }
+  for (const { wire, output } of ACCOUNT_FIELD_LIST) out[output] = record[wire as keyof AccountRecord];
   return out;
 }
 
 /** The fields whose value differs between the stored outputs and a fresh record, as `name: old → new`. */
 export function changedFields(olds: Record<string, unknown>, fresh: Record<string, unknown>): string[] {
   const changes: string[] = [];
-  for (const output of Object.values(ACCOUNT_FIELDS)) {
+  for (const { output } of ACCOUNT_FIELD_LIST) {
     if (JSON.stringify(olds[output]) !== JSON.stringify(fresh[output])) {
-      const secret = (SECRET_ACCOUNT_OUTPUTS as readonly string[]).includes(output);
       changes.push(
-        secret
+        isSecretAccountOutput(output)
           ? `${output} (secret) changed`
           : `${output}: ${JSON.stringify(olds[output])} → ${JSON.stringify(fresh[output])}`,
       );
