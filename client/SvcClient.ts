@@ -7,7 +7,13 @@
  */
 import { DrainError, SvcError } from "./errors";
 import { PartialFailure, drainPages, resumeBatches, withPartialProgress } from "./drain";
-import { selectionProblems, throwIfProblems, type DlqSelection, type ResumeOverrides } from "./contract";
+import {
+  selectionProblems,
+  throwIfProblems,
+  usernameProblem,
+  type DlqSelection,
+  type ResumeOverrides,
+} from "./contract";
 import { overrideHeaders } from "./headers";
 import { resumeQuery, selectionQuery, validateSelection } from "./query";
 import { accountRateGates, capped } from "./rateGate";
@@ -399,12 +405,8 @@ function basicCredentials(username: string, password: string): string {
   if (typeof username !== "string" || typeof password !== "string") {
     throw new SvcError("SVC_INVALID_ARGUMENT", "`username` and `password` must be strings");
   }
-  if (username.includes(":")) {
-    throw new SvcError(
-      "SVC_INVALID_ARGUMENT",
-      "`username` must not contain ':' (HTTP Basic cannot carry it)",
-    );
-  }
+  const colon = usernameProblem(username);
+  if (colon) throw new SvcError("SVC_INVALID_ARGUMENT", colon.message);
   return Buffer.from(`${username}:${password}`, "utf8").toString("base64");
 }
 

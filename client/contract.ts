@@ -394,3 +394,22 @@ export function throwIfProblems(problems: readonly Problem[]): void {
     throw new SvcError("SVC_INVALID_ARGUMENT", problems.map((p) => p.message).join(" "));
   }
 }
+
+/**
+ * The HTTP Basic username rule: no `:` (it separates the username from the password in
+ * `username:password`). The one rule for the client, before it sends (at up), and the `Account`
+ * provider's check (at preview), for the input and for the value from stack config or the
+ * environment.
+ *
+ * @param username - the username (anything that is not a string has no problem here)
+ * @param origin - where the value came from, for the message, e.g. "stack config `svc:username`"
+ */
+export function usernameProblem(username: unknown, origin?: string): Problem | undefined {
+  if (typeof username !== "string" || !username.includes(":")) return undefined;
+  const from = origin === undefined ? "" : ` (from the ${origin})`;
+  return problem(
+    "username",
+    "invalid",
+    `\`username\`${from} must not contain ":" (HTTP Basic uses it as the separator); got ${show(username)}.`,
+  );
+}

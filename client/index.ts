@@ -50,6 +50,7 @@ export {
   flowControlProblems,
   retriesProblems,
   selectionProblems,
+  usernameProblem,
 } from "./contract";
 export type {
   DlqSelection,

@@ -12,7 +12,7 @@
  * - `delete` leaves the service untouched (the account is not managed, only read).
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { SvcError, type AccountRecord } from "../../client";
+import { SvcError, usernameProblem, type AccountRecord } from "../../client";
 import { resolveEndpoint } from "../../client/transport";
 import { readAccount, type AccountConnectionInputs } from "../../core/accountClient";
 import { ACCOUNT_FIELD_LIST, isSecretAccountOutput } from "../../core/accountFields";
@@ -78,12 +78,8 @@ export class AccountProvider implements pulumi.dynamic.ResourceProvider {
     const f = new Failures();
     checkUrl(f, "accountApiUrl", news.accountApiUrl);
     checkString(f, "username", news.username);
-    if (typeof news.username === "string" && news.username.includes(":")) {
-      f.add(
-        "username",
-        `\`username\` must not contain ":" (HTTP Basic uses it as the separator); got ${JSON.stringify(news.username)}.`,
-      );
-    }
+    const colon = usernameProblem(news.username);
+    if (colon) f.add(colon.field, colon.message);
     checkString(f, "password", news.password, true);
     checkBoolean(f, "allowInsecureHttp", news.allowInsecureHttp);
     if (f.list.length === 0 && !containsUnknown(news)) {
@@ -91,12 +87,8 @@ export class AccountProvider implements pulumi.dynamic.ResourceProvider {
         const s = this.settings.require(ACCOUNT_SETTINGS, news, "Account");
         // The same transport rule the client applies at up, reported at preview.
         resolveEndpoint(s.accountApiUrl.value, "accountApiUrl", news.allowInsecureHttp === true);
-        if (s.username.value.includes(":")) {
-          f.add(
-            "username",
-            `\`username\` (from the ${s.username.origin}) must not contain ":" (HTTP Basic uses it as the separator).`,
-          );
-        }
+        const configured = usernameProblem(s.username.value, s.username.origin);
+        if (configured) f.add(configured.field, configured.message);
       } catch (e) {
         if (e instanceof MissingSettingError) f.add(e.missing[0], e.message);
         else if (e instanceof SvcError) f.add("accountApiUrl", e.message);

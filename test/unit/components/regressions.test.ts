@@ -1,6 +1,7 @@
 /**
- * Bugs found in the providers while writing the component unit tests. Each test states the
- * expected behaviour and fails until the code under test is fixed. Nothing here is skipped.
+ * Bugs found in the providers while writing the component unit tests, all fixed (commits 343b8cb
+ * and 14d39c3). Each test states the behaviour expected now and fails if the bug comes back; its
+ * comment says what the bug was. Nothing here is skipped.
  */
 import { strict as assert } from "node:assert";
 import { UNKNOWN } from "../../../core/tokens";
@@ -25,9 +26,9 @@ describe("regressions: Account provider", () => {
   captureConsole();
 
   it("read (refresh) works when the password was given as a resource input", async () => {
-    // account.ts read(): rebuilds the inputs from props with accountApiUrl, username and
-    // allowInsecureHttp only; the password input is neither in the outputs nor passed on, so a
-    // refresh of an Account whose password is an input fails with "no `password` configured".
+    // The bug: account.ts read() rebuilt the inputs from props with accountApiUrl, username and
+    // allowInsecureHttp only; the password input was neither in the outputs nor passed on, so a
+    // refresh of an Account whose password was an input failed with "no `password` configured".
     const p = accountProvider();
     const created = await p.create({ accountApiUrl: emu().url, username: USERNAME, password: PASSWORD });
     const r = await p.read(created.id, created.outs);
@@ -35,9 +36,9 @@ describe("regressions: Account provider", () => {
   });
 
   it("diff during preview does not read the record with an unknown password", async () => {
-    // account.ts diff(): only accountApiUrl/username/allowInsecureHttp are compared before the
-    // live read; an unknown password (the preview sentinel) is sent as the Basic password, the
-    // service answers 401 and the preview fails.
+    // The bug: account.ts diff() compared only accountApiUrl/username/allowInsecureHttp before
+    // the live read; an unknown password (the preview sentinel) was sent as the Basic password,
+    // the service answered 401 and the preview failed.
     const p = accountProvider();
     const created = await p.create({ accountApiUrl: emu().url, username: USERNAME, password: PASSWORD });
     const before = requests(emu()).length;
@@ -51,18 +52,31 @@ describe("regressions: Account provider", () => {
   });
 
   it("check refuses a username containing ':' (the client refuses it at up)", async () => {
-    // check() accepts any non-empty string; SvcClient.getAccount throws SVC_INVALID_ARGUMENT
-    // "`username` must not contain ':'" — preview passes, up fails.
+    // The bug: check() accepted any non-empty string, while SvcClient.getAccount throws
+    // SVC_INVALID_ARGUMENT "`username` must not contain ...": preview passed, up failed. The rule
+    // was then written three times with three wordings; now once (client/contract.ts).
     const p = accountProvider();
     const news = { accountApiUrl: emu().url, username: "team:ops", password: PASSWORD };
     const created = await rejection(p.create(news));
-    assert.match(created.message, /must not contain ':'/);
+    const rule = '`username` must not contain ":" (HTTP Basic uses it as the separator); got "team:ops".';
+    assert.ok(created.message.includes(rule), created.message);
     const r = await p.check({}, news);
     assert.equal(r.failures?.[0]?.property, "username");
+    assert.equal(r.failures?.[0]?.reason, rule, "one rule, one wording at preview and at up");
+  });
+
+  it("check refuses a username containing ':' from stack config, naming where it came from", async () => {
+    const p = accountProvider({}, { "svc:username": "team:ops" });
+    const r = await p.check({}, { accountApiUrl: emu().url, password: PASSWORD });
+    assert.equal(r.failures?.[0]?.property, "username");
+    assert.match(
+      r.failures?.[0]?.reason ?? "",
+      /^`username` \(from the stack config `svc:username`\) must not contain ":"/,
+    );
   });
 
   it("check refuses plain http to a non-loopback host without allowInsecureHttp", async () => {
-    // check() accepts http://192.0.2.1; create fails with SVC_INSECURE_TRANSPORT.
+    // The bug: check() accepted http://192.0.2.1, and create failed with SVC_INSECURE_TRANSPORT.
     const p = accountProvider();
     const news = { accountApiUrl: "http://192.0.2.1:8080", username: USERNAME, password: PASSWORD };
     assert.match((await rejection(p.create(news))).message, /SVC_INSECURE_TRANSPORT/);
@@ -75,9 +89,9 @@ describe("regressions: DlqRecovery provider", () => {
   const emu = useEmulator();
 
   it("check refuses a non-integer numeric flowControl.period (the client refuses it at up)", async () => {
-    // validateInputs accepts any finite positive number as period; client/headers.ts
-    // flowControlHeaderValue requires a positive integer, so create fails with
-    // SVC_INVALID_ARGUMENT "`flowControl.period` must be a positive integer; got 1.5".
+    // The bug: validateInputs accepted any finite positive number as period, while the client
+    // requires a positive integer, so create failed with SVC_INVALID_ARGUMENT
+    // "`flowControl.period` must be a positive integer; got 1.5".
     emu().seed(3);
     const { provider } = dlqProvider();
     const inputs = drainAll(emu(), { flowControl: { rate: 10, period: 1.5 } });
@@ -91,8 +105,8 @@ describe("regressions: DlqRecovery provider", () => {
   });
 
   it("check refuses a flowControl.key that cannot travel in a header (the client refuses it at up)", async () => {
-    // checkString only requires a non-empty string; client/headers.ts requires printable ASCII
-    // without leading/trailing spaces, so create fails with SVC_INVALID_ARGUMENT.
+    // The bug: check required only a non-empty string, while the client requires printable
+    // ASCII without leading/trailing spaces, so create failed with SVC_INVALID_ARGUMENT.
     emu().seed(3);
     const { provider } = dlqProvider();
     for (const key of ["clé-ü", " padded", "tab\tkey"]) {
@@ -109,9 +123,9 @@ describe("regressions: DlqRecovery provider", () => {
   });
 
   it('check refuses what the service refuses: a key with a space, periods "01s" and "10ms"', async () => {
-    // The grammar was written three times and had drifted: "orders recovery" passed check and the
-    // client (the emulator refused it at up with 400); "01s" passed the client and Workflow;
-    // "10ms" passed the client. One grammar now (client/contract.ts), checked at preview.
+    // The bug: the grammar was written three times and had drifted: "orders recovery" passed
+    // check and the client (the emulator refused it at up with 400); "01s" passed the client and
+    // Workflow; "10ms" passed the client. One grammar now (client/contract.ts), checked at preview.
     emu().seed(3);
     const { provider } = dlqProvider();
     const cases: [Record<string, unknown>, string][] = [
@@ -134,6 +148,7 @@ describe("regressions: DlqRecovery provider", () => {
   });
 
   it("check refuses a plain-http baseUrl to a non-loopback host without allowInsecureHttp", async () => {
+    // The bug: check accepted it, and create failed with SVC_INSECURE_TRANSPORT.
     const { provider } = dlqProvider();
     const inputs = happyDlq("all", { baseUrl: "http://192.0.2.1:8080" });
     assert.match((await rejection(provider.create(inputs))).message, /SVC_INSECURE_TRANSPORT/);
@@ -142,8 +157,9 @@ describe("regressions: DlqRecovery provider", () => {
   });
 
   it("update drops a removed tuning input from the outputs (else diff reports a change forever)", async () => {
-    // dlqRecovery.ts update(): `{ ...olds, ...publicInputs(news) }` keeps olds' value of an
-    // input that news no longer has; diff then compares the stale value with undefined.
+    // The bug: dlqRecovery.ts update() returned `{ ...olds, ...publicInputs(news) }`, which kept
+    // olds' value of an input that news no longer had; diff then compared the stale value with
+    // undefined and reported a change on every up.
     emu().seed(5);
     const { provider } = dlqProvider();
     const withTuning = drainAll(emu(), { maxRecordedRuns: 30, concurrency: 2 });
