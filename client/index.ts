@@ -48,6 +48,7 @@ export {
   SELECTION_FIELDS,
   SELECTION_FIELD_KINDS,
   flowControlProblems,
+  isSet,
   retriesProblems,
   selectionProblems,
   usernameProblem,

@@ -7,7 +7,7 @@
  * @packageDocumentation
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { SvcError, show, type Problem, type SvcErrorCode } from "../client";
+import { SvcError, isSet, show, type Problem, type SvcErrorCode } from "../client";
 import type { Resolved } from "./connection";
 import { isUnknown } from "./tokens";
 
@@ -35,7 +35,7 @@ export class Failures {
 
 /** True for an input that is not set or not known yet: the checks below skip it. */
 function skipped(v: unknown): boolean {
-  return v === undefined || v === null || isUnknown(v);
+  return !isSet(v) || isUnknown(v);
 }
 
 /** Checks an optional URL input: http(s), no credentials, query or fragment. */
