@@ -10,7 +10,14 @@ import * as fs from "node:fs";
 import type { RunningEmulator } from "../../emulator";
 import { PulumiProject } from "../helpers/pulumi";
 import { assertNoSecrets, secretForms } from "../helpers/secrets";
-import { STACK_FILE, fixtureEmulator, settings, stackConfig, stack, stored } from "../helpers/state-fixtures";
+import {
+  STACK_FILE,
+  fixtureEmulator,
+  settings,
+  stackConfig,
+  stackExport,
+  stored,
+} from "../helpers/state-fixtures";
 
 /** The outputs of a DlqRecovery that say what a drain did (README reference). */
 const RESULTS = [
@@ -33,7 +40,7 @@ function program(): string {
     'const account = new Account("account");',
     "export const maxParallelism = account.maxParallelism;",
   ];
-  for (const r of stack.deployment.resources.filter((x) => x.type.endsWith(":DlqRecovery"))) {
+  for (const r of stackExport().deployment.resources.filter((x) => x.type.endsWith(":DlqRecovery"))) {
     const name = r.urn.slice(r.urn.lastIndexOf("::") + 2);
     const { __provider: _p, recoveryName: _n, ...args } = stored(name).inputs;
     lines.push(`new DlqRecovery(${JSON.stringify(name)}, ${JSON.stringify(args)});`);

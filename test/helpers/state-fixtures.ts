@@ -49,12 +49,11 @@ export interface StackExport {
   };
 }
 
+let parsed: StackExport | undefined;
 /** The exported stack, parsed. */
-export const stack = JSON.parse(fs.readFileSync(STACK_FILE, "utf8")) as StackExport;
-/** DLQ IDs the service had resumed when the state was written (all three drains together). */
-export const resumedBefore = JSON.parse(
-  fs.readFileSync(path.join(FIXTURES, "resumed-dlq-ids.json"), "utf8"),
-) as string[];
+export function stackExport(): StackExport {
+  return (parsed ??= JSON.parse(fs.readFileSync(STACK_FILE, "utf8")) as StackExport);
+}
 
 /** The Pulumi secret signature of a stored secret value. */
 const SECRET_SIG = "4dabf18193072939515e22adb298388d";
@@ -64,7 +63,7 @@ const SECRET_SIG = "4dabf18193072939515e22adb298388d";
  * of the fixed test passphrase and the stored salt, checked against the stored check value.
  */
 function passphraseKey(): Buffer {
-  const provider = stack.deployment.secrets_providers;
+  const provider = stackExport().deployment.secrets_providers;
   assert.equal(provider.type, "passphrase");
   const [, salt, ...check] = provider.state.salt.split(":");
   const key = crypto.pbkdf2Sync(settings.passphrase, Buffer.from(salt, "base64"), 1_000_000, 32, "sha256");
@@ -98,17 +97,17 @@ const key = (): Buffer => (cachedKey ??= passphraseKey());
 
 /** The stored resource named `name`, its inputs and outputs as the engine hands them over. */
 export function stored(name: string): StoredResource {
-  const found = stack.deployment.resources.filter((r) => r.urn.endsWith(`::${name}`));
+  const found = stackExport().deployment.resources.filter((r) => r.urn.endsWith(`::${name}`));
   assert.equal(found.length, 1, `one resource named ${name} in the fixture`);
   const r = found[0];
   return { ...r, inputs: plain(r.inputs, key) as never, outputs: plain(r.outputs, key) as never };
 }
 
 /**
- * The emulator of the fixtures: same plan, credentials and entries (a fixed clock while it
- * seeds), less the entries resumed before the state was written.
+ * The emulator the fixtures were written against, as it started: same plan, credentials and
+ * entries with the same sequence numbers (a fixed clock while it seeds; from there it runs).
  */
-export async function fixtureEmulator(): Promise<RunningEmulator> {
+export async function seededEmulator(): Promise<RunningEmulator> {
   let clock = (): number => settings.now;
   const emu = await startEmulator({
     plan: settings.plan,
@@ -120,7 +119,16 @@ export async function fixtureEmulator(): Promise<RunningEmulator> {
   emu.seed(settings.entries, settings.seed);
   const t0 = Date.now();
   clock = () => settings.now + (Date.now() - t0);
-  for (const id of resumedBefore) assert.ok(emu.state.dlq.remove(id), `${id} is a seeded entry`);
+  return emu;
+}
+
+/** The emulator of the fixtures as the state left it: {@link seededEmulator} less the entries resumed. */
+export async function fixtureEmulator(): Promise<RunningEmulator> {
+  const emu = await seededEmulator();
+  const resumed = JSON.parse(
+    fs.readFileSync(path.join(FIXTURES, "resumed-dlq-ids.json"), "utf8"),
+  ) as string[];
+  for (const id of resumed) assert.ok(emu.state.dlq.remove(id), `${id} is a seeded entry`);
   return emu;
 }
 
