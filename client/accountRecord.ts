@@ -116,9 +116,6 @@ export type AccountFieldValue<K extends AccountFieldKind> = K extends "string"
         ? E
         : never;
 
-/** The record's values by output name (with the table's docs). */
-export type AccountRecordValues = { -readonly [O in AccountOutputName]: AccountFieldValue<Table[O]["kind"]> };
-
 /** The queue-service account record (spec 2.3), by wire name. Unknown extra fields are dropped. */
 export type AccountRecord = {
   -readonly [O in AccountOutputName as Table[O]["wire"]]: AccountFieldValue<Table[O]["kind"]>;
