@@ -62,3 +62,15 @@ describe("the function-length check (npm run check: scripts/check-function-lengt
     assert.equal(status, 0, output);
   });
 });
+
+describe("the function-length check is part of npm run check and of scripts/test.sh", () => {
+  it("both run `npm run lint:functions`, which runs the script on the product folders", () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as {
+      scripts: Record<string, string>;
+    };
+    assert.match(pkg.scripts.check, /npm run --silent lint:functions/);
+    assert.match(pkg.scripts["lint:functions"], /scripts\/check-function-length\.ts$/);
+    const testSh = fs.readFileSync(path.join(ROOT, "scripts", "test.sh"), "utf8");
+    assert.match(testSh, /^npm run --silent lint:functions$/m);
+  });
+});
