@@ -159,7 +159,7 @@ export const EMPTY_DLQ_IDS_MESSAGE =
 const notPending = (): boolean => false;
 
 /** True for a value that is set (`undefined` and `null` are not). */
-export function isSet(value: unknown): boolean {
+export function isSet<T>(value: T): value is NonNullable<T> {
   return value !== undefined && value !== null;
 }
 

@@ -13,6 +13,7 @@ import {
   RETRIES_HEADER,
   flowControlHeaderValue,
   flowControlProblems,
+  isSet,
   retriesProblems,
   type FlowControlOverride,
 } from "../client";
@@ -61,7 +62,7 @@ function isLate(v: unknown): boolean {
 }
 
 function urlProblem(v: unknown): string | undefined {
-  if (v === undefined || v === null) return "`url` is required.";
+  if (!isSet(v)) return "`url` is required.";
   let ok = false;
   if (typeof v === "string") {
     try {
@@ -83,7 +84,7 @@ function retriesMessages(v: unknown): string[] {
 
 /** `delay`: this component's own field (`Svc-Delay`), in the duration grammar of `duration.ts`. */
 function delayMessages(v: unknown): string[] {
-  if (v === undefined || v === null || parseDuration(v) !== undefined) return [];
+  if (!isSet(v) || parseDuration(v) !== undefined) return [];
   return [
     '`delay` must be a non-negative whole number of seconds or a duration such as "10m" ' +
       `(units s, m, h, d); got ${show(v)}.`,
@@ -100,11 +101,11 @@ function delayMessages(v: unknown): string[] {
  * then only checked when they resolve
  */
 function flowControlMessages(fc: unknown, partial: boolean): string[] {
-  if (fc === undefined || fc === null) return [];
+  if (!isSet(fc)) return [];
   const grammar = flowControlProblems(fc, { isPending: isLate });
   if (typeof fc !== "object" || Array.isArray(fc)) return grammar.map((p) => p.message);
   const o = fc as Record<string, unknown>;
-  const unset = (k: string): boolean => !isLate(o[k]) && (o[k] === undefined || o[k] === null);
+  const unset = (k: string): boolean => !isLate(o[k]) && !isSet(o[k]);
   const problems: string[] = [];
   for (const k of Object.keys(o)) {
     if (!(FLOW_CONTROL_FIELDS as readonly string[]).includes(k)) {
@@ -250,9 +251,9 @@ export class Workflow extends pulumi.ComponentResource {
     this.retries = pulumi.output(args.retries).apply((v) => checked(retriesMessages, v ?? undefined));
     this.delaySeconds = pulumi
       .output(args.delay)
-      .apply((v) => (v === undefined || v === null ? undefined : parseDuration(checked(delayMessages, v))));
+      .apply((v) => (!isSet(v) ? undefined : parseDuration(checked(delayMessages, v))));
     this.flowControl = pulumi.output(args.flowControl).apply((v) => {
-      if (v === undefined || v === null) return undefined;
+      if (!isSet(v)) return undefined;
       checked((x) => flowControlMessages(x, false), v);
       const fc: WorkflowFlowControl = { key: v.key };
       if (v.parallelism !== undefined && v.parallelism !== null) fc.parallelism = v.parallelism;
