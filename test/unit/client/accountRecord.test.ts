@@ -5,6 +5,8 @@
  * exactly the table's fields, unchanged.
  */
 import { strict as assert } from "node:assert";
+import * as fs from "node:fs";
+import * as path from "node:path";
 import {
   ACCOUNT_FIELD_LIST,
   ACCOUNT_RECORD_FIELDS,
@@ -40,4 +42,29 @@ describe("client/accountRecord: the record's one table", () => {
       }
     });
   }
+
+  it("no other product file lists the record's fields (a few named by a rule or a message are fine)", () => {
+    const root = path.resolve(__dirname, "../../..");
+    // Names a reader would search for: wire names and camelCase outputs (not `token`, `state`...).
+    const names = ACCOUNT_FIELD_LIST.flatMap((f) => [f.wire, f.output]).filter((n) => /_|[A-Z]/.test(n));
+    const files = (dir: string): string[] =>
+      fs
+        .readdirSync(path.join(root, dir), { withFileTypes: true })
+        .flatMap((e) =>
+          e.isDirectory()
+            ? files(path.join(dir, e.name))
+            : e.name.endsWith(".ts")
+              ? [path.join(dir, e.name)]
+              : [],
+        );
+    for (const file of ["client", "core", "components", "policies"].flatMap(files)) {
+      if (file === path.join("client", "accountRecord.ts")) continue;
+      const text = fs.readFileSync(path.join(root, file), "utf8");
+      const named = names.filter((n) => new RegExp(`\\b${n}\\b`).test(text));
+      assert.ok(
+        named.length <= 8,
+        `${file} names ${named.length} of the record's fields: derive it from the table`,
+      );
+    }
+  });
 });
