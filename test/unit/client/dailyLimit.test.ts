@@ -1,0 +1,210 @@
+import { strict as assert } from "node:assert";
+import { DrainError, RateGate, SvcError } from "../../../client";
+import { BurstShare, shareMargin } from "../../../client/burstShare";
+import { waitInWords } from "../../../client/errors";
+import { T0, harness, json, rejection, resumePath, type Harness } from "./helpers";
+import { DAY, DISTRIBUTIONS, FakeDlq } from "./windowSim";
+
+/** Next UTC midnight after T0 (2025-06-15 15:06:40 UTC). */
+const MIDNIGHT = Math.ceil(T0 / DAY) * DAY;
+
+/** The headers of a 429 the daily limit explains. */
+const spentDay = (limit = 1000): Record<string, string> => ({
+  "ratelimit-limit": String(limit),
+  "ratelimit-remaining": "0",
+  "ratelimit-reset": String(MIDNIGHT / 1000),
+});
+
+function svcError(e: unknown): SvcError {
+  assert.ok(e instanceof SvcError, `expected an SvcError, got ${String(e)}`);
+  return e;
+}
+
+describe("client: the account's daily limit", () => {
+  let h: Harness;
+  beforeEach(() => {
+    h = harness();
+  });
+  afterEach(() => h.close());
+
+  it("a 429 the daily limit explains is not retried and says the limit, the reset and what to do", async () => {
+    let sent = 0;
+    h.pool
+      .intercept({ path: resumePath, method: "POST" })
+      .reply(() => {
+        sent += 1;
+        return json(429, { error: "daily limit" }, spentDay());
+      })
+      .persist();
+    const e = svcError(await rejection(h.client.resumeDlq({})));
+    assert.equal(e.code, "SVC_DAILY_LIMIT");
+    assert.equal(sent, 1);
+    assert.deepEqual(h.sleeps, []);
+    assert.equal(e.retryable, false);
+    assert.equal(e.dailyLimit, 1000);
+    assert.equal(e.resetAt, MIDNIGHT);
+    assert.match(e.message, /daily limit of 1000 requests is spent/);
+    assert.match(e.message, /resets at 2025-06-16 00:00:00 UTC \(in 8 h 54 min\)/);
+    assert.match(
+      e.message,
+      /`pulumi up` after that continues where the drain stopped and resumes nothing twice/,
+    );
+    assert.doesNotMatch(e.message, /gave up after/);
+  });
+
+  it("any 429 whose wait lies beyond the cap on all waits stops the same way", async () => {
+    h.pool
+      .intercept({ path: resumePath, method: "POST" })
+      .reply(429, {}, { headers: { "retry-after": "3600" } });
+    const e = svcError(await rejection(h.client.resumeDlq({})));
+    assert.equal(e.code, "SVC_DAILY_LIMIT");
+    assert.equal(e.dailyLimit, undefined);
+    assert.equal(e.resetAt, T0 + 3_600_000);
+    assert.match(e.message, /in 1 h 0 min/);
+    assert.deepEqual(h.sleeps, []);
+  });
+
+  it("a per-second 429 with daily requests left is retried as before", async () => {
+    h.pool
+      .intercept({ path: resumePath, method: "POST" })
+      .reply(429, {}, { headers: { ...spentDay(), "ratelimit-remaining": "500", "retry-after": "1" } });
+    h.pool
+      .intercept({ path: resumePath, method: "POST" })
+      .reply(200, { cursor: "", workflowRuns: [] }, { headers: { "content-type": "application/json" } });
+    const page = await h.client.resumeDlq({});
+    assert.equal(page.workflowRuns.length, 0);
+    assert.deepEqual(h.sleeps, [1000]);
+  });
+
+  it("stops every window at once: nothing is sent once the day is spent, the partial state is kept", async () => {
+    const gate = new RateGate({
+      limit: 1000,
+      now: () => h.clock.now,
+      sleep: async (ms) => void (h.clock.now += ms),
+    });
+    const dlq = new FakeDlq(DISTRIBUTIONS.uniform3d(5_000));
+    let sent = 0;
+    let afterRefusal = 0;
+    let refused = false;
+    h.pool
+      .intercept({ path: resumePath, method: "POST" })
+      .reply((opts) => {
+        sent += 1;
+        if (refused) afterRefusal += 1;
+        if (sent > 20) {
+          refused = true;
+          return json(429, { error: "daily limit" }, spentDay());
+        }
+        const q = new URLSearchParams(opts.path.split("?")[1] ?? "");
+        const num = (k: string) => (q.get(k) === null ? undefined : Number(q.get(k)));
+        const page = dlq.resumeNow(
+          {
+            ...(num("fromDate") !== undefined ? { from: num("fromDate") } : {}),
+            ...(num("toDate") !== undefined ? { to: num("toDate") } : {}),
+          },
+          q.get("cursor") ?? undefined,
+        );
+        const left = { ...spentDay(), "ratelimit-remaining": String(Math.max(0, 20 - sent)) };
+        return json(200, { cursor: page.cursor ?? "", workflowRuns: page.workflowRuns }, left);
+      })
+      .persist();
+    const e = await rejection(
+      h.client.drainWindows({}, undefined, { concurrency: 8, gate, horizonMs: 3 * DAY }),
+    );
+    assert.ok(e instanceof DrainError);
+    assert.equal(e.code, "SVC_DAILY_LIMIT");
+    assert.match(e.message, /daily limit of 1000 requests is spent/);
+    assert.equal(e.partial.requestCount, 20);
+    assert.equal(e.partial.resumedCount, 5_000 - dlq.remaining);
+    assert.ok(e.partial.windowState !== undefined && e.partial.windowState.windows.length > 0);
+    // Only requests already in flight when the first refusal came can be refused too.
+    assert.ok(afterRefusal < 8, `${afterRefusal} requests were sent after the first refusal`);
+    assert.equal(h.retries.length, 0);
+    assert.equal(dlq.duplicates, 0);
+    assert.equal(gate.dailyRequests?.remaining, 0);
+  });
+});
+
+describe("client/rateGate: a spent day", () => {
+  it("refuses waiting and later requests without sending them, until the reset", async () => {
+    let now = T0;
+    const gate = new RateGate({ limit: 10, now: () => now, sleep: async (ms) => void (now += ms) });
+    const waiting = [gate.acquire(), gate.acquire(), gate.acquire()];
+    gate.observe(429, spentDay(500));
+    const results = await Promise.allSettled(waiting);
+    assert.ok(results.some((r) => r.status === "rejected"));
+    const e = svcError(await rejection(gate.acquire()));
+    assert.equal(e.code, "SVC_DAILY_LIMIT");
+    assert.equal(e.dailyLimit, 500);
+    assert.match(e.message, /the request was not sent/);
+    assert.ok(gate.stats().refusedUnsent >= 1);
+    now = MIDNIGHT;
+    await gate.acquire();
+  });
+
+  it("tells what the last answer said is left of the day", () => {
+    const gate = new RateGate({ limit: 10, now: () => T0 });
+    const before = gate.dailyRequests;
+    assert.equal(before, undefined);
+    gate.observe(200, { ...spentDay(1000), "ratelimit-remaining": "73" });
+    assert.deepEqual(gate.dailyRequests, { limit: 1000, remaining: 73, resetAt: MIDNIGHT });
+  });
+
+  it("words waits", () => {
+    assert.equal(waitInWords(12_000), "12 s");
+    assert.equal(waitInWords(250_000), "4 min 10 s");
+    assert.equal(waitInWords(3_600_000), "1 h 0 min");
+  });
+});
+
+describe("client/burstShare", () => {
+  /** One window of 100: `others` requests of another client spread over it, `mine` of ours. */
+  function window(share: BurstShare, resetAt: number, others: number, mine: number): void {
+    for (let i = 1; i <= mine; i++) {
+      const othersSoFar = Math.floor((others * i) / mine);
+      share.observe(100, Math.max(0, 100 - othersSoFar - i), resetAt, 0);
+    }
+  }
+
+  it("without others it does not limit (a request counted in the next window is noise)", () => {
+    const share = new BurstShare();
+    for (let s = 1; s <= 5; s++) window(share, s * 1000, 1, 90);
+    assert.equal(share.ratePerSecond, undefined);
+  });
+
+  it("with another client using 40 of 100 it settles at the rest minus the margin", () => {
+    const share = new BurstShare();
+    window(share, 1000, 40, 60);
+    for (let s = 2; s <= 8; s++) window(share, s * 1000, 40, Math.floor(share.ratePerSecond ?? 100));
+    window(share, 9000, 0, 1); // closes the last window
+    assert.equal(share.ratePerSecond, 100 - 40 - shareMargin(100));
+  });
+
+  it("two processes that see each other settle below the limit together", () => {
+    const a = new BurstShare();
+    const b = new BurstShare();
+    let ra = 100;
+    let rb = 100;
+    for (let s = 1; s <= 10; s++) {
+      // Over the limit both get about half through; each sees the other's answered requests.
+      const total = ra + rb;
+      const fa = total > 100 ? Math.floor((100 * ra) / total) : Math.floor(ra);
+      const fb = total > 100 ? 100 - fa : Math.floor(rb);
+      window(a, s * 1000, fb, fa);
+      window(b, s * 1000, fa, fb);
+      ra = a.ratePerSecond ?? 100;
+      rb = b.ratePerSecond ?? 100;
+    }
+    assert.ok(ra + rb <= 100, `${ra} + ${rb}`);
+    assert.ok(ra + rb >= 90, `${ra} + ${rb}`);
+  });
+
+  it("leaves room: nothing more is released in a window the answers say is spent", () => {
+    const share = new BurstShare();
+    share.observe(100, 3, 2000, 2);
+    assert.equal(share.releasableAt(1500), 1500);
+    share.released(1500);
+    assert.equal(share.releasableAt(1510), 2000);
+    assert.equal(share.releasableAt(2000), 2000);
+  });
+});
