@@ -20,7 +20,7 @@
  */
 
 /** Windows whose estimate of others' requests counts (the highest one). */
-export const SHARE_HISTORY = 3;
+export const SHARE_HISTORY = 2;
 
 /** Requests per window kept free besides the others' estimate: 2 % of the limit, at least 1. */
 export function shareMargin(limit: number): number {
