@@ -217,7 +217,7 @@ export function waitInWords(ms: number): string {
  *
  * @param spent - the limit and its reset
  * @param nowMs - the time now, unix ms
- * @param what - what happened to the request, e.g. "svc resume DLQ (POST …) was refused with 429"
+ * @param what - what happened, e.g. "svc resume DLQ (POST …) was refused with 429"
  */
 export function dailyLimitMessage(spent: SpentDailyLimit, nowMs: number, what: string): string {
   const at = new Date(spent.resetAt)
@@ -227,10 +227,10 @@ export function dailyLimitMessage(spent: SpentDailyLimit, nowMs: number, what: s
   const head =
     spent.limit !== undefined
       ? `The account's daily limit of ${spent.limit} requests is spent`
-      : "The service refused requests until later than the client waits (60 s at most)";
+      : "The service refuses requests for longer than the client waits (60 s at most)";
   return (
-    `${head}: ${what} and is not retried. ` +
-    `The limit resets at ${at} (in ${waitInWords(spent.resetAt - nowMs)}); ` +
+    `${head} (${what}); nothing is retried before it resets at ${at} ` +
+    `(in ${waitInWords(spent.resetAt - nowMs)}). ` +
     "`pulumi up` after that continues where the drain stopped and resumes nothing twice."
   );
 }

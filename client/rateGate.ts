@@ -170,6 +170,15 @@ export class RateGate implements GateStatus {
     this.explicit = limit;
   }
 
+  /**
+   * Forgets a spent day before its reset: for a caller that knows the day's count started over
+   * (an emulator told to start a new day, in a test or a soak). Otherwise the gate forgets it at
+   * the reset the service named.
+   */
+  clearSpentDay(): void {
+    this.spent = undefined;
+  }
+
   /** Counters since the gate was made. */
   stats(): RateGateStats {
     return {
@@ -233,7 +242,7 @@ export class RateGate implements GateStatus {
     return dailyLimitError(
       this.spent,
       t,
-      "the request was not sent, as another request of this account was refused already",
+      "a request of this account was refused with 429; this one was not sent",
     );
   }
 

@@ -136,7 +136,7 @@ describe("client/rateGate: a spent day", () => {
     const e = svcError(await rejection(gate.acquire()));
     assert.equal(e.code, "SVC_DAILY_LIMIT");
     assert.equal(e.dailyLimit, 500);
-    assert.match(e.message, /the request was not sent/);
+    assert.match(e.message, /this one was not sent/);
     assert.ok(gate.stats().refusedUnsent >= 1);
     now = MIDNIGHT;
     await gate.acquire();
