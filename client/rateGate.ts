@@ -221,7 +221,9 @@ export class RateGate implements GateStatus {
       const spent = spentUntil(headers, t, DEFAULT_RETRY_POLICY.maxTotalDelayMs);
       if (spent !== undefined) {
         this.spent = spent;
-        this.refuseWaiting();
+        // After this turn of the event loop: the refused request's own error (which names it)
+        // reaches its caller first, and is the one a drain reports.
+        setImmediate(() => this.refuseWaiting());
         return;
       }
       if (this.knownLimit() === undefined) this.probe = Math.max(1, this.probe / 2);
