@@ -227,7 +227,7 @@ export function dailyLimitMessage(spent: SpentDailyLimit, nowMs: number, what: s
   const head =
     spent.limit !== undefined
       ? `The account's daily limit of ${spent.limit} requests is spent`
-      : "The service refuses requests for longer than the client waits (60 s at most)";
+      : "The service refuses requests for longer than the client waits for a retry";
   return (
     `${head} (${what}); nothing is retried before it resets at ${at} ` +
     `(in ${waitInWords(spent.resetAt - nowMs)}). ` +

@@ -60,6 +60,7 @@ describe("client: the account's daily limit", () => {
     assert.equal(e.code, "SVC_DAILY_LIMIT");
     assert.equal(e.dailyLimit, undefined);
     assert.equal(e.resetAt, T0 + 3_600_000);
+    assert.match(e.message, /The service refuses requests for longer than the client waits for a retry/);
     assert.match(e.message, /in 1 h 0 min/);
     assert.deepEqual(h.sleeps, []);
   });
@@ -148,6 +149,24 @@ describe("client/rateGate: a spent day", () => {
     assert.equal(before, undefined);
     gate.observe(200, { ...spentDay(1000), "ratelimit-remaining": "73" });
     assert.deepEqual(gate.dailyRequests, { limit: 1000, remaining: 73, resetAt: MIDNIGHT });
+  });
+
+  it("counts an attempt that ended without an answer, so what is in flight stays right", async () => {
+    const h = harness();
+    const gate = new RateGate({
+      limit: 1000,
+      now: () => h.clock.now,
+      sleep: async (ms) => void (h.clock.now += ms),
+    });
+    h.pool
+      .intercept({ path: resumePath, method: "POST" })
+      .replyWithError(Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }));
+    h.pool
+      .intercept({ path: resumePath, method: "POST" })
+      .reply(200, { cursor: "", workflowRuns: [] }, { headers: { "content-type": "application/json" } });
+    await h.client.resumeByIds(["dlq_a"], undefined, { gate });
+    await h.close();
+    assert.deepEqual([gate.stats().released, gate.stats().unanswered, gate.stats().responses], [2, 1, 1]);
   });
 
   it("words waits", () => {
