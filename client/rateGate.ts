@@ -29,6 +29,7 @@
  */
 import * as crypto from "node:crypto";
 import { BurstShare } from "./burstShare";
+import { DailyBudget } from "./dailyBudget";
 import { SvcError, dailyLimitError, type SpentDailyLimit } from "./errors";
 import { spacingGate, type RequestGate } from "./rateLimiter";
 import {
@@ -109,7 +110,10 @@ export class RateGate implements GateStatus {
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly queue: Waiter[] = [];
   private readonly share = new BurstShare();
-  private spent: SpentDailyLimit | undefined;
+  private readonly day = new DailyBudget();
+  /** Woken by the next answer (the pump waits for it while the day has no room). */
+  private answerWaiters: (() => void)[] = [];
+  private spent: (SpentDailyLimit & { why: string }) | undefined;
   private daily: DailyRequests | undefined;
   private pumping = false;
   private lastSlot = -Infinity;
@@ -196,6 +200,9 @@ export class RateGate implements GateStatus {
    */
   observe(status: number, headers: ResponseHeaders): void {
     const t = this.now();
+    const wake = this.answerWaiters.splice(0);
+    // After the answer is learnt from (below), in a microtask.
+    if (wake.length > 0) queueMicrotask(() => wake.forEach((w) => w()));
     if (status === 0) {
       this.counters.unanswered += 1;
       return;
@@ -203,24 +210,26 @@ export class RateGate implements GateStatus {
     this.counters.responses += 1;
     const burst = parseRateLimitHeaders(headers, t);
     if (burst.limit !== undefined) this.learnt = burst.limit;
+    const { released, responses, unanswered } = this.counters;
+    const inFlight = released - responses - unanswered;
     const daily = parseDailyLimitHeaders(headers, t);
-    if (daily.remaining !== undefined) this.daily = { ...daily, remaining: daily.remaining };
+    if (daily.remaining !== undefined) {
+      this.daily = { ...daily, remaining: daily.remaining };
+      this.day.observe(daily.remaining, daily.resetAt, inFlight);
+    }
     const limit = burst.limit ?? this.knownLimit();
     if (limit !== undefined && burst.remaining !== undefined && (burst.resetInMs ?? 0) > 0) {
-      const { released, responses, unanswered } = this.counters;
-      this.share.observe(
-        limit,
-        burst.remaining,
-        t + (burst.resetInMs ?? 0),
-        released - responses - unanswered,
-      );
+      this.share.observe(limit, burst.remaining, t + (burst.resetInMs ?? 0), inFlight);
     }
     if (status === 429) {
       this.counters.limited += 1;
       this.limitedSinceProbe = true;
       const spent = spentUntil(headers, t, DEFAULT_RETRY_POLICY.maxTotalDelayMs);
       if (spent !== undefined) {
-        this.spent = spent;
+        this.spent = {
+          ...spent,
+          why: "a request of this account was refused with 429; this one was not sent",
+        };
         // After this turn of the event loop: the refused request's own error (which names it)
         // reaches its caller first, and is the one a drain reports.
         setImmediate(() => this.refuseWaiting());
@@ -241,11 +250,7 @@ export class RateGate implements GateStatus {
       this.spent = undefined;
       return undefined;
     }
-    return dailyLimitError(
-      this.spent,
-      t,
-      "a request of this account was refused with 429; this one was not sent",
-    );
+    return dailyLimitError(this.spent, t, this.spent.why);
   }
 
   /** Refuses every waiting request while the day is spent. */
@@ -256,6 +261,25 @@ export class RateGate implements GateStatus {
       this.counters.refusedUnsent += 1;
       waiter.reject(error);
     }
+  }
+
+  /**
+   * Whether the day has room for one more request at `t`: "open", "wait" (the answers in flight
+   * will tell), or "spent" (an answer said none is left: the day is marked spent, so the waiting
+   * requests are refused at the next turn of the pump, unsent).
+   */
+  private dayLeft(t: number): "open" | "wait" | "spent" {
+    const { released, responses, unanswered } = this.counters;
+    const state = this.day.state(t, released - responses - unanswered);
+    if (state === "spent" && this.spent === undefined) {
+      const limit = this.daily?.limit;
+      this.spent = {
+        ...(limit !== undefined ? { limit } : {}),
+        resetAt: this.day.reset ?? t,
+        why: "the service's last answer said none of the day's requests is left; this request was not sent",
+      };
+    }
+    return state;
   }
 
   private knownLimit(): number | undefined {
@@ -289,6 +313,12 @@ export class RateGate implements GateStatus {
         this.refuseWaiting();
         if (this.queue.length === 0) break;
         const t = this.now();
+        if (this.dayLeft(t) !== "open") {
+          // The answers in flight say whether the day has room; the next one wakes the pump.
+          if (this.spent === undefined)
+            await new Promise<void>((resolve) => this.answerWaiters.push(resolve));
+          continue;
+        }
         const interval = this.interval(t);
         const at = Math.max(this.lastSlot + interval, this.pausedUntil, this.share.releasableAt(t));
         if (at > t) {
@@ -300,6 +330,7 @@ export class RateGate implements GateStatus {
         this.lastSlot = at >= t - interval ? at : t;
         this.counters.released += 1;
         this.share.released(t);
+        this.day.released(t);
         (this.queue.shift() as Waiter).resolve();
       }
     } finally {

@@ -77,23 +77,19 @@ describe("client: the account's daily limit", () => {
     assert.deepEqual(h.sleeps, [1000]);
   });
 
-  it("stops every window at once: nothing is sent once the day is spent, the partial state is kept", async () => {
-    const gate = new RateGate({
-      limit: 1000,
-      now: () => h.clock.now,
-      sleep: async (ms) => void (h.clock.now += ms),
-    });
+  /**
+   * Drains a 5,000-entry DLQ through `gate`; the day allows 20 requests. `honest`: the answers say
+   * what is left of the day; else another client spends it unseen (the answers claim 500 left).
+   */
+  async function drainUntilSpent(gate: RateGate, honest: boolean) {
     const dlq = new FakeDlq(DISTRIBUTIONS.uniform3d(5_000));
-    let sent = 0;
-    let afterRefusal = 0;
-    let refused = false;
+    const seen = { sent: 0, refused: 0 };
     h.pool
       .intercept({ path: resumePath, method: "POST" })
       .reply((opts) => {
-        sent += 1;
-        if (refused) afterRefusal += 1;
-        if (sent > 20) {
-          refused = true;
+        seen.sent += 1;
+        if (seen.sent > 20) {
+          seen.refused += 1;
           return json(429, { error: "daily limit" }, spentDay());
         }
         const q = new URLSearchParams(opts.path.split("?")[1] ?? "");
@@ -105,7 +101,7 @@ describe("client: the account's daily limit", () => {
           },
           q.get("cursor") ?? undefined,
         );
-        const left = { ...spentDay(), "ratelimit-remaining": String(Math.max(0, 20 - sent)) };
+        const left = { ...spentDay(), "ratelimit-remaining": String(honest ? 20 - seen.sent : 500) };
         return json(200, { cursor: page.cursor ?? "", workflowRuns: page.workflowRuns }, left);
       })
       .persist();
@@ -118,11 +114,25 @@ describe("client: the account's daily limit", () => {
     assert.equal(e.partial.requestCount, 20);
     assert.equal(e.partial.resumedCount, 5_000 - dlq.remaining);
     assert.ok(e.partial.windowState !== undefined && e.partial.windowState.windows.length > 0);
-    // Only requests already in flight when the first refusal came can be refused too.
-    assert.ok(afterRefusal < 8, `${afterRefusal} requests were sent after the first refusal`);
-    assert.equal(h.retries.length, 0);
+    assert.equal(h.retries.length, 0, "nothing retried");
     assert.equal(dlq.duplicates, 0);
+    return { ...seen, message: e.message };
+  }
+
+  const virtualGate = (): RateGate =>
+    new RateGate({ limit: 1000, now: () => h.clock.now, sleep: async (ms) => void (h.clock.now += ms) });
+
+  it("sends no request the day cannot take: the answers say what is left, the drain stops at none", async () => {
+    const gate = virtualGate();
+    const { sent, refused, message } = await drainUntilSpent(gate, true);
+    assert.deepEqual([sent, refused], [20, 0]);
+    assert.match(message, /the service's last answer said none of the day's requests is left/);
     assert.equal(gate.dailyRequests?.remaining, 0);
+  });
+
+  it("when another client spends the day unseen, only the requests in flight are refused, none retried", async () => {
+    const { refused } = await drainUntilSpent(virtualGate(), false);
+    assert.ok(refused >= 1 && refused < 8, `${refused} requests refused`);
   });
 });
 
