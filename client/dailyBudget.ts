@@ -56,6 +56,13 @@ export class DailyBudget {
     return "open";
   }
 
+  /** Forgets what the answers said (the day's count started over before its reset). */
+  forget(): void {
+    this.left = Infinity;
+    this.remaining = undefined;
+    this.resetAt = undefined;
+  }
+
   /** When the day resets, unix ms, if known. */
   get reset(): number | undefined {
     return this.resetAt;

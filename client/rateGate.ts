@@ -181,6 +181,7 @@ export class RateGate implements GateStatus {
    */
   clearSpentDay(): void {
     this.spent = undefined;
+    this.day.forget();
   }
 
   /** Counters since the gate was made. */

@@ -153,6 +153,17 @@ describe("client/rateGate: a spent day", () => {
     await gate.acquire();
   });
 
+  it("an answer saying none of the day is left spends it; clearSpentDay (a new day, told) opens it again", async () => {
+    let now = T0;
+    const gate = new RateGate({ limit: 10, now: () => now, sleep: async (ms) => void (now += ms) });
+    await gate.acquire();
+    gate.observe(200, { ...spentDay(), "ratelimit-remaining": "0" });
+    const e = svcError(await rejection(gate.acquire()));
+    assert.match(e.message, /last answer said none of the day's requests is left/);
+    gate.clearSpentDay();
+    await gate.acquire();
+  });
+
   it("tells what the last answer said is left of the day", () => {
     const gate = new RateGate({ limit: 10, now: () => T0 });
     const before = gate.dailyRequests;
