@@ -218,8 +218,9 @@ export function waitInWords(ms: number): string {
  * @param spent - the limit and its reset
  * @param nowMs - the time now, unix ms
  * @param what - what happened, e.g. "svc resume DLQ (POST …) was refused with 429"
+ * @param drain - the request was part of a drain (resume requests): say how it continues
  */
-export function dailyLimitMessage(spent: SpentDailyLimit, nowMs: number, what: string): string {
+export function dailyLimitMessage(spent: SpentDailyLimit, nowMs: number, what: string, drain = true): string {
   const at = new Date(spent.resetAt)
     .toISOString()
     .replace("T", " ")
@@ -231,7 +232,9 @@ export function dailyLimitMessage(spent: SpentDailyLimit, nowMs: number, what: s
   return (
     `${head} (${what}); nothing is retried before it resets at ${at} ` +
     `(in ${waitInWords(spent.resetAt - nowMs)}). ` +
-    "`pulumi up` after that continues where the drain stopped and resumes nothing twice."
+    (drain
+      ? "`pulumi up` after that continues where the drain stopped and resumes nothing twice."
+      : "Try again after that.")
   );
 }
 
@@ -242,14 +245,16 @@ export function dailyLimitMessage(spent: SpentDailyLimit, nowMs: number, what: s
  * @param nowMs - the time now, unix ms
  * @param what - what happened to the request
  * @param details - HTTP context of the refused request, if one was sent
+ * @param drain - the request was part of a drain (resume requests): say how it continues
  */
 export function dailyLimitError(
   spent: SpentDailyLimit,
   nowMs: number,
   what: string,
   details: SvcErrorDetails = {},
+  drain = true,
 ): SvcError {
-  return new SvcError("SVC_DAILY_LIMIT", dailyLimitMessage(spent, nowMs, what), {
+  return new SvcError("SVC_DAILY_LIMIT", dailyLimitMessage(spent, nowMs, what, drain), {
     ...details,
     retryable: false,
     ...(spent.limit !== undefined ? { dailyLimit: spent.limit } : {}),

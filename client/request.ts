@@ -179,10 +179,13 @@ export class RequestRunner {
     if (spent !== undefined) {
       // The daily limit (or a wait beyond the cap on all waits): a retry before the reset only
       // spends more refused requests.
-      const error = dailyLimitError(spent, now(), `${label} was refused with 429`, {
-        ...details,
-        attempts: state.attempts,
-      });
+      const error = dailyLimitError(
+        spent,
+        now(),
+        `${label} was refused with 429`,
+        { ...details, attempts: state.attempts },
+        spec.hasSideEffects,
+      );
       return { error, retryable: false, ambiguous: false, reason };
     }
     if (status === 401 || status === 403) {

@@ -2,7 +2,7 @@ import { strict as assert } from "node:assert";
 import { DrainError, RateGate, SvcError } from "../../../client";
 import { BurstShare, shareMargin } from "../../../client/burstShare";
 import { waitInWords } from "../../../client/errors";
-import { T0, harness, json, rejection, resumePath, type Harness } from "./helpers";
+import { ACCOUNT_PATH, T0, harness, json, rejection, resumePath, type Harness } from "./helpers";
 import { DAY, DISTRIBUTIONS, FakeDlq } from "./windowSim";
 
 /** Next UTC midnight after T0 (2025-06-15 15:06:40 UTC). */
@@ -63,6 +63,14 @@ describe("client: the account's daily limit", () => {
     assert.match(e.message, /The service refuses requests for longer than the client waits for a retry/);
     assert.match(e.message, /in 1 h 0 min/);
     assert.deepEqual(h.sleeps, []);
+  });
+
+  it("a request outside a drain (the account read) says to try again after the reset", async () => {
+    h.pool.intercept({ path: ACCOUNT_PATH, method: "GET" }).reply(429, {}, { headers: spentDay() });
+    const e = svcError(await rejection(h.client.getAccount()));
+    assert.equal(e.code, "SVC_DAILY_LIMIT");
+    assert.match(e.message, /daily limit of 1000 requests is spent .*Try again after that\.$/);
+    assert.doesNotMatch(e.message, /pulumi up/);
   });
 
   it("a per-second 429 with daily requests left is retried as before", async () => {
