@@ -9,8 +9,9 @@
  *    window too); every request released before the reset takes one more. At none left, nothing
  *    is released until the reset.
  * 2. **The share.** After each window, the requests of others in it are estimated (the limit minus
- *    what was left, minus this process's own answered and in-flight requests of that window; the
- *    highest of the last {@link SHARE_HISTORY} windows counts). When others used at least the
+ *    what was left, minus this process's own answered and in-flight requests of that window,
+ *    extrapolated to the whole window when this process stopped early, never beyond what its
+ *    own requests left; the highest of the last {@link SHARE_HISTORY} windows counts). When others used at least the
  *    margin, this process paces at the
  *    limit minus their use minus a margin ({@link shareMargin}); it lowers its rate at once and
  *    raises it halfway towards the target per window, so two processes that each see the other
@@ -37,7 +38,12 @@ interface CurrentWindow {
   own: number;
   /** Highest estimate of others' requests in it. */
   others: number;
+  /** When that estimate was made, unix ms. */
+  othersAt: number;
 }
+
+/** Length of a window of the per-second limit, ms. */
+const WINDOW_MS = 1_000;
 
 /** See the module comment. */
 export class BurstShare {
@@ -52,18 +58,23 @@ export class BurstShare {
    * @param remaining - `Burst-RateLimit-Remaining`
    * @param resetAt - `Burst-RateLimit-Reset` as unix ms
    * @param inFlight - this process's requests sent and not answered yet
+   * @param t - now, unix ms
    */
-  observe(limit: number, remaining: number, resetAt: number, inFlight: number): void {
+  observe(limit: number, remaining: number, resetAt: number, inFlight: number, t: number): void {
     let w = this.current;
     if (w !== undefined && resetAt < w.resetAt) return; // a late answer of a past window
     if (w === undefined || resetAt > w.resetAt) {
       if (w !== undefined) this.close(w, limit);
-      w = { resetAt, left: remaining, own: 0, others: 0 };
+      w = { resetAt, left: remaining, own: 0, others: 0, othersAt: t };
       this.current = w;
     }
     w.own += 1;
     // Requests in flight were (most likely) counted already: they are this process's, not others'.
-    w.others = Math.max(w.others, limit - remaining - w.own - inFlight);
+    const others = limit - remaining - w.own - inFlight;
+    if (others >= w.others) {
+      w.others = others;
+      w.othersAt = t;
+    }
     w.left = Math.min(w.left, remaining - inFlight);
   }
 
@@ -90,8 +101,19 @@ export class BurstShare {
     return this.history;
   }
 
+  /**
+   * Others' requests in a closed window: when the last estimate was made early (this process
+   * stopped sending when the window was spent), extrapolated to the whole window, but never
+   * more than the window left beside this process's own requests.
+   */
+  private othersIn(w: CurrentWindow, limit: number): number {
+    const seen = w.othersAt - (w.resetAt - WINDOW_MS);
+    if (w.others <= 0 || seen <= WINDOW_MS / 10 || seen >= WINDOW_MS * 0.9) return Math.max(0, w.others);
+    return Math.min(Math.ceil((w.others * WINDOW_MS) / seen), Math.max(w.others, limit - w.own));
+  }
+
   private close(w: CurrentWindow, limit: number): void {
-    this.history.push(Math.max(0, w.others));
+    this.history.push(this.othersIn(w, limit));
     if (this.history.length > SHARE_HISTORY) this.history.shift();
     const others = Math.max(...this.history);
     // Below the margin it is noise (a request counted in the window next to where it was sent).

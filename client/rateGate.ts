@@ -220,7 +220,7 @@ export class RateGate implements GateStatus {
     }
     const limit = burst.limit ?? this.knownLimit();
     if (limit !== undefined && burst.remaining !== undefined && (burst.resetInMs ?? 0) > 0) {
-      this.share.observe(limit, burst.remaining, t + (burst.resetInMs ?? 0), inFlight);
+      this.share.observe(limit, burst.remaining, t + (burst.resetInMs ?? 0), inFlight, t);
     }
     if (status === 429) {
       this.counters.limited += 1;

@@ -210,7 +210,7 @@ describe("client/burstShare", () => {
   function window(share: BurstShare, resetAt: number, others: number, mine: number): void {
     for (let i = 1; i <= mine; i++) {
       const othersSoFar = Math.floor((others * i) / mine);
-      share.observe(100, Math.max(0, 100 - othersSoFar - i), resetAt, 0);
+      share.observe(100, Math.max(0, 100 - othersSoFar - i), resetAt, 0, resetAt - 1000 + (1000 * i) / mine);
     }
   }
 
@@ -226,6 +226,20 @@ describe("client/burstShare", () => {
     for (let s = 2; s <= 8; s++) window(share, s * 1000, 40, Math.floor(share.ratePerSecond ?? 100));
     window(share, 9000, 0, 1); // closes the last window
     assert.equal(share.ratePerSecond, 100 - 40 - shareMargin(100));
+  });
+
+  it("a window this process stopped early is extrapolated, never beyond what its own left", () => {
+    const share = new BurstShare();
+    // Half-way through: 20 of the other client's 40 counted, then this process stopped sending.
+    for (let i = 1; i <= 30; i++) share.observe(100, 100 - 20 - i, 1000, 0, 500);
+    share.observe(100, 0, 2000, 0, 1990); // the next window closes the first
+    assert.deepEqual(share.othersSeen, [40]);
+    assert.equal(share.ratePerSecond, 100 - 40 - shareMargin(100));
+    const full = new BurstShare();
+    // A window that filled up: the others cannot have used more than what was left beside ours.
+    for (let i = 1; i <= 50; i++) full.observe(100, 100 - 2 * i, 1000, 0, 500);
+    full.observe(100, 99, 2000, 0, 1990);
+    assert.deepEqual(full.othersSeen, [50]);
   });
 
   it("two processes that see each other settle below the limit together", () => {
@@ -249,7 +263,7 @@ describe("client/burstShare", () => {
 
   it("leaves room: nothing more is released in a window the answers say is spent", () => {
     const share = new BurstShare();
-    share.observe(100, 3, 2000, 2);
+    share.observe(100, 3, 2000, 2, 1400);
     assert.equal(share.releasableAt(1500), 1500);
     share.released(1500);
     assert.equal(share.releasableAt(1510), 2000);
