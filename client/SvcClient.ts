@@ -11,7 +11,7 @@ import { selectionProblems, throwIfProblems, type DlqSelection, type ResumeOverr
 import { overrideHeaders } from "./headers";
 import { resumeQuery, selectionQuery, validateSelection } from "./query";
 import { accountRateGates, capped } from "./rateGate";
-import { OPEN_GATE, spacingGate, type RequestGate } from "./rateLimiter";
+import { OPEN_GATE, spacingGate, type RequestGate } from "./requestSpacing";
 import { Redactor } from "./redact";
 import { RequestRunner, type CallState } from "./request";
 import { resolveRetryPolicy, type ResponseHeaders } from "./retry";

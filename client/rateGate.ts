@@ -31,7 +31,7 @@ import * as crypto from "node:crypto";
 import { BurstShare } from "./burstShare";
 import { DailyBudget } from "./dailyBudget";
 import { SvcError, dailyLimitError, type SpentDailyLimit } from "./errors";
-import { spacingGate, type RequestGate } from "./rateLimiter";
+import { spacingGate, type RequestGate } from "./requestSpacing";
 import {
   DEFAULT_RETRY_POLICY,
   parseDailyLimitHeaders,

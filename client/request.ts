@@ -9,7 +9,7 @@ import { STATUS_CODES } from "node:http";
 import { SvcError, dailyLimitError, type SvcErrorCode } from "./errors";
 import { bodyExcerpt, type Redactor } from "./redact";
 import { planRetry, serverWaitHint, spentUntil, type ResponseHeaders } from "./retry";
-import type { RequestGate } from "./rateLimiter";
+import type { RequestGate } from "./requestSpacing";
 import { TransportFailure, type Endpoint, type IncomingResponse, type Transport } from "./transport";
 import type { RetryEvent, RetryPolicy } from "./types";
 
