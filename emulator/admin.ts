@@ -98,7 +98,8 @@ function onlyField(input: unknown, field: string, what: string): unknown {
 }
 
 /**
- * The account limits' admin routes: the other client's load and the daily limit.
+ * The account limits' admin routes: the per-second limit, the other client's load and the
+ * daily limit.
  *
  * @returns status and body, or `undefined` when the route is not one of them.
  */
@@ -108,6 +109,20 @@ function dispatchLimits(
   body: () => unknown,
 ): [number, unknown] | undefined {
   switch (route) {
+    case "GET /admin/rate-limit":
+      return [200, rateLimitView(state)];
+    case "PUT /admin/rate-limit": {
+      const input = body();
+      if (typeof input !== "object" || input === null || Array.isArray(input)) {
+        throw new HttpError(400, `rate-limit body must be {"enabled": true|false}, got ${show(input)}`);
+      }
+      const { enabled, ...rest } = input as Record<string, unknown>;
+      const extra = Object.keys(rest);
+      if (extra.length > 0)
+        throw new HttpError(400, `unknown rate-limit field ${show(extra[0])}; known: enabled`);
+      badRequestOnError(() => state.rateLimit.setEnabled(enabled));
+      return [200, rateLimitView(state)];
+    }
     case "PUT /admin/other-client": {
       const load = onlyField(body(), "requestsPerSecond", "other-client");
       badRequestOnError(() => state.rateLimit.setOtherClientLoad(load));
@@ -231,20 +246,6 @@ function dispatch(state: EmulatorState, route: string, url: URL, body: () => unk
       return [200, { config: state.faults.config, stats: state.faults.stats() }];
     case "PUT /admin/faults":
       return [200, { config: badRequestOnError(() => state.faults.configure(body() ?? {})) }];
-    case "GET /admin/rate-limit":
-      return [200, rateLimitView(state)];
-    case "PUT /admin/rate-limit": {
-      const input = body();
-      if (typeof input !== "object" || input === null || Array.isArray(input)) {
-        throw new HttpError(400, `rate-limit body must be {"enabled": true|false}, got ${show(input)}`);
-      }
-      const { enabled, ...rest } = input as Record<string, unknown>;
-      const extra = Object.keys(rest);
-      if (extra.length > 0)
-        throw new HttpError(400, `unknown rate-limit field ${show(extra[0])}; known: enabled`);
-      badRequestOnError(() => state.rateLimit.setEnabled(enabled));
-      return [200, rateLimitView(state)];
-    }
     default:
       throw new HttpError(404, `no such admin endpoint: ${route}; see GET /admin`);
   }

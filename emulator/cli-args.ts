@@ -64,16 +64,20 @@ const SWITCH_FLAGS = new Set(["no-rate-limit"]);
 const SECRET_FLAGS = new Set(["token", "password"]);
 
 /**
- * The options of the account's limits: `--daily-limit` and `--other-client-load`.
+ * The options of the account's limits: `--no-rate-limit`, `--daily-limit` and
+ * `--other-client-load`.
  *
  * @param integer - reads an integer flag within bounds (undefined when absent).
+ * @param switches - the switches given.
  */
 function accountLimitOptions(
   integer: (flag: string, min: number, max: number) => number | undefined,
-): Pick<EmulatorOptions, "dailyLimit" | "otherClientLoad"> {
+  switches: ReadonlySet<string>,
+): Pick<EmulatorOptions, "rateLimit" | "dailyLimit" | "otherClientLoad"> {
   const dailyLimit = integer("daily-limit", 1, Number.MAX_SAFE_INTEGER);
   const otherClientLoad = integer("other-client-load", 0, 1_000_000);
   return {
+    ...(switches.has("no-rate-limit") ? { rateLimit: false } : {}),
     ...(dailyLimit !== undefined ? { dailyLimit } : {}),
     ...(otherClientLoad !== undefined ? { otherClientLoad } : {}),
   };
@@ -134,7 +138,6 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   if (dlq !== undefined) options.dlq = dlq;
   const seed = integer("seed", 0, Number.MAX_SAFE_INTEGER);
   if (seed !== undefined) options.seed = seed;
-  Object.assign(options, accountLimitOptions(integer));
   const host = values.get("host");
   if (host !== undefined) {
     if (!isLoopback(host)) {
@@ -163,6 +166,6 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     }
     options[flag] = value;
   }
-  if (switches.has("no-rate-limit")) options.rateLimit = false;
+  Object.assign(options, accountLimitOptions(integer, switches));
   return { help, options };
 }
