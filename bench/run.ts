@@ -5,7 +5,7 @@
  *   bash toolchain/with-env.sh tsc -p tsconfig.build.json      # the CLI benches use dist/
  *   bash toolchain/with-env.sh node -r ts-node/register/transpile-only bench/run.ts [names…]
  *
- * Names: scale client drain count byids engine memory policy windows (default: all, in that order).
+ * Names: scale client drain count byids engine memory policy windows shared (default: all, in that order).
  * BENCH_TIMEOUT_S (default 300; 1,200 for windows) bounds each bench.
  */
 import { execFileSync, spawn } from "node:child_process";
@@ -25,6 +25,7 @@ export const BENCHES = [
   "memory",
   "policy",
   "windows",
+  "shared",
 ] as const;
 const TITLES: Record<string, string> = {
   scale: "1. Emulator scale",
@@ -36,6 +37,7 @@ const TITLES: Record<string, string> = {
   memory: "7. Memory and state",
   policy: "8. Policy overhead",
   windows: "9. Windowed drain at the rate limit",
+  shared: "9. Windowed drain at the rate limit: the shared budget",
 };
 const TIMEOUT_S = Number(process.env.BENCH_TIMEOUT_S ?? 300);
 /** Benches that need longer than the default: `windows` runs two 100,000-entry sequential drains' worth. */

@@ -17,7 +17,7 @@ import {
 import { overrideHeaders } from "./headers";
 import { resumeQuery, selectionQuery, validateSelection } from "./query";
 import { accountRateGates, capped } from "./rateGate";
-import { OPEN_GATE, spacingGate, type RequestGate } from "./rateLimiter";
+import { OPEN_GATE, spacingGate, type RequestGate } from "./requestSpacing";
 import { Redactor } from "./redact";
 import { RequestRunner, type CallState } from "./request";
 import { resolveRetryPolicy, type ResponseHeaders } from "./retry";

@@ -13,6 +13,9 @@ import type { DrainProgress } from "./types";
  * - `SVC_BAD_REQUEST` – 400: the service refused the request; see `serviceMessage`.
  * - `SVC_NOT_FOUND` – 404, e.g. unknown DLQ IDs.
  * - `SVC_RATE_LIMITED` – 429 after the retry budget was spent.
+ * - `SVC_DAILY_LIMIT` – 429 the account's daily limit explains (`RateLimit-Remaining: 0`), or any
+ *   429 whose reset lies beyond the cap on all waits: not retried; `dailyLimit` and `resetAt` say
+ *   what was spent and when it resets.
  * - `SVC_SERVER_ERROR` – 5xx (after retries where they are allowed).
  * - `SVC_HTTP_ERROR` – any other unexpected status.
  * - `SVC_TIMEOUT` – connect, header or body timeout (or 408).
@@ -31,6 +34,7 @@ export type SvcErrorCode =
   | "SVC_BAD_REQUEST"
   | "SVC_NOT_FOUND"
   | "SVC_RATE_LIMITED"
+  | "SVC_DAILY_LIMIT"
   | "SVC_SERVER_ERROR"
   | "SVC_HTTP_ERROR"
   | "SVC_TIMEOUT"
@@ -62,6 +66,10 @@ export interface SvcErrorDetails {
   attempts?: number;
   /** Underlying error, already scrubbed of credentials. */
   cause?: unknown;
+  /** `SVC_DAILY_LIMIT`: the account's daily limit (`RateLimit-Limit`), when the service said it. */
+  dailyLimit?: number;
+  /** `SVC_DAILY_LIMIT`: when the limit resets, unix ms. */
+  resetAt?: number;
 }
 
 /** The error every client operation rejects with. Messages never contain credentials. */
@@ -82,6 +90,10 @@ export class SvcError extends Error {
   readonly ambiguous: boolean;
   /** Attempts made, retries included, when known. */
   readonly attempts?: number;
+  /** `SVC_DAILY_LIMIT`: the account's daily limit, when the service said it. */
+  readonly dailyLimit?: number;
+  /** `SVC_DAILY_LIMIT`: when the limit resets, unix ms. */
+  readonly resetAt?: number;
 
   /**
    * @param code - stable error code
@@ -97,6 +109,8 @@ export class SvcError extends Error {
     if (details.method !== undefined) this.method = details.method;
     if (details.url !== undefined) this.url = details.url;
     if (details.attempts !== undefined) this.attempts = details.attempts;
+    if (details.dailyLimit !== undefined) this.dailyLimit = details.dailyLimit;
+    if (details.resetAt !== undefined) this.resetAt = details.resetAt;
     this.retryable = details.retryable ?? false;
     this.ambiguous = details.ambiguous ?? false;
   }
@@ -104,7 +118,15 @@ export class SvcError extends Error {
   /** A plain, credential-free representation (used by `JSON.stringify`). */
   toJSON(): Record<string, unknown> {
     const out: Record<string, unknown> = { name: this.name, code: this.code, message: this.message };
-    for (const key of ["status", "serviceMessage", "method", "url", "attempts"] as const) {
+    for (const key of [
+      "status",
+      "serviceMessage",
+      "method",
+      "url",
+      "attempts",
+      "dailyLimit",
+      "resetAt",
+    ] as const) {
       if (this[key] !== undefined) out[key] = this[key];
     }
     out.retryable = this.retryable;
@@ -156,6 +178,8 @@ export class DrainError extends SvcError {
         retryable: error.retryable,
         ambiguous: error.ambiguous,
         attempts: error.attempts,
+        dailyLimit: error.dailyLimit,
+        resetAt: error.resetAt,
         cause: error,
       });
     }
@@ -168,6 +192,74 @@ export class DrainError extends SvcError {
   override toJSON(): Record<string, unknown> {
     return { ...super.toJSON(), partial: this.partial };
   }
+}
+
+/** What a spent daily limit is known by: the limit (when the service said it) and the reset. */
+export interface SpentDailyLimit {
+  /** The account's daily limit (`RateLimit-Limit`), if known. */
+  limit?: number;
+  /** When it resets, unix ms. */
+  resetAt: number;
+}
+
+/** "6 h 31 min", "4 min 10 s", "12 s": a wait in words, rounded up to the unit shown last. */
+export function waitInWords(ms: number): string {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const min = Math.ceil(s / 60);
+  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
+  return `${Math.floor(min / 60)} h ${min % 60} min`;
+}
+
+/**
+ * The message of `SVC_DAILY_LIMIT`: the daily limit (the number), that it is spent, when it
+ * resets (UTC time and how long from now), and that `pulumi up` after that continues.
+ *
+ * @param spent - the limit and its reset
+ * @param nowMs - the time now, unix ms
+ * @param what - what happened, e.g. "svc resume DLQ (POST …) was refused with 429"
+ * @param drain - the request was part of a drain (resume requests): say how it continues
+ */
+export function dailyLimitMessage(spent: SpentDailyLimit, nowMs: number, what: string, drain = true): string {
+  const at = new Date(spent.resetAt)
+    .toISOString()
+    .replace("T", " ")
+    .replace(/\.\d{3}Z$/, " UTC");
+  const head =
+    spent.limit !== undefined
+      ? `The account's daily limit of ${spent.limit} requests is spent`
+      : "The service refuses requests for longer than the client waits for a retry";
+  return (
+    `${head} (${what}); nothing is retried before it resets at ${at} ` +
+    `(in ${waitInWords(spent.resetAt - nowMs)}). ` +
+    (drain
+      ? "`pulumi up` after that continues where the drain stopped and resumes nothing twice."
+      : "Try again after that.")
+  );
+}
+
+/**
+ * The `SVC_DAILY_LIMIT` error: not retryable, with the limit and the reset time.
+ *
+ * @param spent - the limit and its reset
+ * @param nowMs - the time now, unix ms
+ * @param what - what happened to the request
+ * @param details - HTTP context of the refused request, if one was sent
+ * @param drain - the request was part of a drain (resume requests): say how it continues
+ */
+export function dailyLimitError(
+  spent: SpentDailyLimit,
+  nowMs: number,
+  what: string,
+  details: SvcErrorDetails = {},
+  drain = true,
+): SvcError {
+  return new SvcError("SVC_DAILY_LIMIT", dailyLimitMessage(spent, nowMs, what, drain), {
+    ...details,
+    retryable: false,
+    ...(spent.limit !== undefined ? { dailyLimit: spent.limit } : {}),
+    resetAt: spent.resetAt,
+  });
 }
 
 /** Type guard for {@link SvcError}. */

@@ -14,15 +14,31 @@
  *
  * On a 429 every user of the gate pauses until the window resets (`Burst-RateLimit-Reset`,
  * else `Retry-After`, else one second), then continues; a 2xx that says the window is spent
- * (`Burst-RateLimit-Remaining: 0` with a reset ahead) pauses the same way, so requests from
- * other processes of the account are taken into account.
+ * (`Burst-RateLimit-Remaining: 0` with a reset ahead) pauses the same way.
+ *
+ * The account is shared: the gate paces by what the service says is left in the current window
+ * (`Burst-RateLimit-Remaining`), and when others (other clients, other processes draining the
+ * same account) use part of every window, at the share they leave (see `burstShare.ts`).
+ *
+ * The daily limit: a 429 that `RateLimit-Remaining: 0` explains, or whose reset lies beyond the
+ * cap on all waits, marks the account's day as spent; every request waiting at the gate and
+ * every later one is refused with `SVC_DAILY_LIMIT` at once, without being sent, until the
+ * reset. {@link RateGate.dailyRequests} tells what the last answer said is left of the day.
  *
  * @packageDocumentation
  */
 import * as crypto from "node:crypto";
-import { SvcError } from "./errors";
-import { spacingGate, type RequestGate } from "./rateLimiter";
-import { parseRateLimitHeaders, type ResponseHeaders } from "./retry";
+import { BurstShare } from "./burstShare";
+import { DailyBudget } from "./dailyBudget";
+import { SvcError, dailyLimitError, type SpentDailyLimit } from "./errors";
+import { spacingGate, type RequestGate } from "./requestSpacing";
+import {
+  DEFAULT_RETRY_POLICY,
+  parseDailyLimitHeaders,
+  parseRateLimitHeaders,
+  spentUntil,
+  type ResponseHeaders,
+} from "./retry";
 import type { GateStatus } from "./types";
 
 /** Requests per second before anything is known about the limit. */
@@ -56,6 +72,10 @@ export interface RateGateStats {
   limited: number;
   /** Pauses until a window reset (after a 429 or a spent window). */
   pauses: number;
+  /** Attempts that ended without an answer (told as status 0). */
+  unanswered: number;
+  /** Requests refused at the gate, unsent, because the account's day is spent. */
+  refusedUnsent: number;
   /** The explicit limit, if any. */
   explicitLimit?: number;
   /** The limit learnt from `Burst-RateLimit-Limit`, if any. */
@@ -68,11 +88,33 @@ function checkRate(value: unknown, name: string): void {
   }
 }
 
+/** What the last answer said is left of the account's daily limit. */
+export interface DailyRequests {
+  /** `RateLimit-Limit`, if sent. */
+  limit?: number;
+  /** `RateLimit-Remaining`. */
+  remaining: number;
+  /** `RateLimit-Reset` as unix ms, if sent. */
+  resetAt?: number;
+}
+
+/** A request waiting at the gate. */
+interface Waiter {
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
 /** Paces the requests of one account. See the module comment. */
 export class RateGate implements GateStatus {
   private readonly now: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
-  private readonly queue: (() => void)[] = [];
+  private readonly queue: Waiter[] = [];
+  private readonly share = new BurstShare();
+  private readonly day = new DailyBudget();
+  /** Woken by the next answer (the pump waits for it while the day has no room). */
+  private answerWaiters: (() => void)[] = [];
+  private spent: (SpentDailyLimit & { why: string }) | undefined;
+  private daily: DailyRequests | undefined;
   private pumping = false;
   private lastSlot = -Infinity;
   private pausedUntil = -Infinity;
@@ -81,7 +123,14 @@ export class RateGate implements GateStatus {
   private probe: number;
   private probeSince: number;
   private limitedSinceProbe = false;
-  private readonly counters = { released: 0, responses: 0, limited: 0, pauses: 0 };
+  private readonly counters = {
+    released: 0,
+    responses: 0,
+    limited: 0,
+    pauses: 0,
+    unanswered: 0,
+    refusedUnsent: 0,
+  };
 
   /** @param options - limit, start rate, clock */
   constructor(options: RateGateOptions = {}) {
@@ -96,10 +145,15 @@ export class RateGate implements GateStatus {
 
   /** Awaited before every request attempt: resolves when the request may be sent. */
   readonly acquire: RequestGate = () =>
-    new Promise<void>((resolve) => {
-      this.queue.push(resolve);
+    new Promise<void>((resolve, reject) => {
+      this.queue.push({ resolve, reject });
       void this.pump();
     });
+
+  /** What the last answer said is left of the account's daily limit, if it said. */
+  get dailyRequests(): DailyRequests | undefined {
+    return this.daily;
+  }
 
   /** Requests waiting now. */
   get waiting(): number {
@@ -109,7 +163,8 @@ export class RateGate implements GateStatus {
   /** Requests per second let through now; `undefined` when the gate does not limit. */
   get ratePerSecond(): number | undefined {
     const known = this.knownLimit();
-    if (known !== undefined) return known;
+    const share = this.share.ratePerSecond;
+    if (known !== undefined) return share === undefined ? known : Math.min(known, share);
     return this.probe > MAX_PROBED_RATE ? undefined : this.probe;
   }
 
@@ -117,6 +172,16 @@ export class RateGate implements GateStatus {
   setLimit(limit: number | undefined): void {
     if (limit !== undefined) checkRate(limit, "limit");
     this.explicit = limit;
+  }
+
+  /**
+   * Forgets a spent day before its reset: for a caller that knows the day's count started over
+   * (an emulator told to start a new day, in a test or a soak). Otherwise the gate forgets it at
+   * the reset the service named.
+   */
+  clearSpentDay(): void {
+    this.spent = undefined;
+    this.day.forget();
   }
 
   /** Counters since the gate was made. */
@@ -129,22 +194,93 @@ export class RateGate implements GateStatus {
   }
 
   /**
-   * Learns from a response: the limit and a spent window from the `Burst-RateLimit-*` headers,
-   * and a 429 pauses every user until the window resets.
+   * Learns from a response: the limit, what is left of the window and of the day from the
+   * `Burst-RateLimit-*` and `RateLimit-*` headers; a 429 pauses every user until the window
+   * resets, or, when the day is spent, refuses every waiting and later request. Status 0: the
+   * attempt ended without an answer (counted, so the gate knows what is in flight).
    */
   observe(status: number, headers: ResponseHeaders): void {
     const t = this.now();
+    const wake = this.answerWaiters.splice(0);
+    // After the answer is learnt from (below), in a microtask.
+    if (wake.length > 0) queueMicrotask(() => wake.forEach((w) => w()));
+    if (status === 0) {
+      this.counters.unanswered += 1;
+      return;
+    }
     this.counters.responses += 1;
     const burst = parseRateLimitHeaders(headers, t);
     if (burst.limit !== undefined) this.learnt = burst.limit;
+    const { released, responses, unanswered } = this.counters;
+    const inFlight = released - responses - unanswered;
+    const daily = parseDailyLimitHeaders(headers, t);
+    if (daily.remaining !== undefined) {
+      this.daily = { ...daily, remaining: daily.remaining };
+      this.day.observe(daily.remaining, daily.resetAt, inFlight);
+    }
+    const limit = burst.limit ?? this.knownLimit();
+    if (limit !== undefined && burst.remaining !== undefined && (burst.resetInMs ?? 0) > 0) {
+      this.share.observe(limit, burst.remaining, t + (burst.resetInMs ?? 0), inFlight, t);
+    }
     if (status === 429) {
       this.counters.limited += 1;
       this.limitedSinceProbe = true;
+      const spent = spentUntil(headers, t, DEFAULT_RETRY_POLICY.maxTotalDelayMs);
+      if (spent !== undefined) {
+        this.spent = {
+          ...spent,
+          why: "a request of this account was refused with 429; this one was not sent",
+        };
+        // After this turn of the event loop: the refused request's own error (which names it)
+        // reaches its caller first, and is the one a drain reports.
+        setImmediate(() => this.refuseWaiting());
+        return;
+      }
       if (this.knownLimit() === undefined) this.probe = Math.max(1, this.probe / 2);
       this.pauseUntil(t + (burst.resetInMs ?? burst.retryAfterMs ?? DEFAULT_PAUSE_MS));
     } else if (burst.remaining === 0 && burst.resetInMs !== undefined && burst.resetInMs > 0) {
       this.pauseUntil(t + burst.resetInMs);
     }
+  }
+
+  /** The refusal of a request while the day is spent, or `undefined` when it is not. */
+  private spentError(): SvcError | undefined {
+    const t = this.now();
+    if (this.spent === undefined) return undefined;
+    if (t >= this.spent.resetAt) {
+      this.spent = undefined;
+      return undefined;
+    }
+    return dailyLimitError(this.spent, t, this.spent.why);
+  }
+
+  /** Refuses every waiting request while the day is spent. */
+  private refuseWaiting(): void {
+    const error = this.spentError();
+    if (error === undefined) return;
+    for (const waiter of this.queue.splice(0)) {
+      this.counters.refusedUnsent += 1;
+      waiter.reject(error);
+    }
+  }
+
+  /**
+   * Whether the day has room for one more request at `t`: "open", "wait" (the answers in flight
+   * will tell), or "spent" (an answer said none is left: the day is marked spent, so the waiting
+   * requests are refused at the next turn of the pump, unsent).
+   */
+  private dayLeft(t: number): "open" | "wait" | "spent" {
+    const { released, responses, unanswered } = this.counters;
+    const state = this.day.state(t, released - responses - unanswered);
+    if (state === "spent" && this.spent === undefined) {
+      const limit = this.daily?.limit;
+      this.spent = {
+        ...(limit !== undefined ? { limit } : {}),
+        resetAt: this.day.reset ?? t,
+        why: "the service's last answer said none of the day's requests is left; this request was not sent",
+      };
+    }
+    return state;
   }
 
   private knownLimit(): number | undefined {
@@ -175,9 +311,17 @@ export class RateGate implements GateStatus {
     this.pumping = true;
     try {
       while (this.queue.length > 0) {
+        this.refuseWaiting();
+        if (this.queue.length === 0) break;
         const t = this.now();
+        if (this.dayLeft(t) !== "open") {
+          // The answers in flight say whether the day has room; the next one wakes the pump.
+          if (this.spent === undefined)
+            await new Promise<void>((resolve) => this.answerWaiters.push(resolve));
+          continue;
+        }
         const interval = this.interval(t);
-        const at = Math.max(this.lastSlot + interval, this.pausedUntil);
+        const at = Math.max(this.lastSlot + interval, this.pausedUntil, this.share.releasableAt(t));
         if (at > t) {
           await this.sleep(Math.min(Math.ceil(at - t), MAX_SLEEP_MS));
           continue;
@@ -186,7 +330,9 @@ export class RateGate implements GateStatus {
         // loop does not lower the rate); after an idle spell start anew (no burst to catch up).
         this.lastSlot = at >= t - interval ? at : t;
         this.counters.released += 1;
-        (this.queue.shift() as () => void)();
+        this.share.released(t);
+        this.day.released(t);
+        (this.queue.shift() as Waiter).resolve();
       }
     } finally {
       this.pumping = false;

@@ -6,10 +6,10 @@
  * @packageDocumentation
  */
 import { STATUS_CODES } from "node:http";
-import { SvcError, type SvcErrorCode } from "./errors";
+import { SvcError, dailyLimitError, type SvcErrorCode } from "./errors";
 import { bodyExcerpt, type Redactor } from "./redact";
-import { planRetry, serverWaitHint, type ResponseHeaders } from "./retry";
-import type { RequestGate } from "./rateLimiter";
+import { planRetry, serverWaitHint, spentUntil, type ResponseHeaders } from "./retry";
+import type { RequestGate } from "./requestSpacing";
 import { TransportFailure, type Endpoint, type IncomingResponse, type Transport } from "./transport";
 import type { RetryEvent, RetryPolicy } from "./types";
 
@@ -42,7 +42,8 @@ export interface CallSpec {
   signal?: AbortSignal;
   /**
    * Told the status and headers of every response, before it is interpreted (a rate gate
-   * learns the limit from it). A throw is ignored.
+   * learns the limit from it), and status 0 with no headers when an attempt ends without an
+   * answer (so a gate knows what is still in flight). A throw is ignored.
    */
   onResponse?: (status: number, headers: ResponseHeaders) => void;
 }
@@ -124,7 +125,7 @@ export class RequestRunner {
   }
 
   private async attempt(spec: CallSpec, state: CallState): Promise<CallResult | Failure> {
-    const { transport, redactor, now } = this.deps;
+    const { transport } = this.deps;
     const fullPath = `${spec.endpoint.pathPrefix}${spec.path}${spec.query}`;
     const ctx = { method: spec.method, url: `${spec.endpoint.origin}${fullPath}` };
     const label = `svc ${spec.operation} (${spec.method} ${spec.path})`;
@@ -137,16 +138,11 @@ export class RequestRunner {
         headers: spec.headers,
       });
     } catch (e) {
+      notify(spec, 0, {});
       if (!(e instanceof TransportFailure)) throw e;
       return this.transportFailure(spec, e, label, ctx);
     }
-    if (spec.onResponse) {
-      try {
-        spec.onResponse(res.status, res.headers);
-      } catch {
-        // An observer must not change the outcome of a request.
-      }
-    }
+    notify(spec, res.status, res.headers);
 
     const { status } = res;
     if (status >= 200 && status < 300) {
@@ -155,7 +151,19 @@ export class RequestRunner {
     if (status === 404 && spec.accept404AfterAmbiguous && state.ambiguous) {
       return { status, json: undefined };
     }
+    return this.statusFailure(spec, res, state, label, ctx);
+  }
 
+  /** The failure a non-2xx answer is: its code, message, and whether to retry. */
+  private statusFailure(
+    spec: CallSpec,
+    res: IncomingResponse,
+    state: CallState,
+    label: string,
+    ctx: { method: string; url: string },
+  ): Failure {
+    const { redactor, now } = this.deps;
+    const { status } = res;
     const serviceMessage = this.serviceMessage(res);
     const statusText = STATUS_CODES[status] ?? "";
     const detail = serviceMessage !== undefined ? `: ${serviceMessage}` : this.unexpectedBody(res);
@@ -166,6 +174,20 @@ export class RequestRunner {
     let retryable = false;
     let ambiguous = false;
     let hintMs: number | undefined;
+    const spent =
+      status === 429 ? spentUntil(res.headers, now(), this.deps.policy.maxTotalDelayMs) : undefined;
+    if (spent !== undefined) {
+      // The daily limit (or a wait beyond the cap on all waits): a retry before the reset only
+      // spends more refused requests.
+      const error = dailyLimitError(
+        spent,
+        now(),
+        `${label} was refused with 429`,
+        { ...details, attempts: state.attempts },
+        spec.hasSideEffects,
+      );
+      return { error, retryable: false, ambiguous: false, reason };
+    }
     if (status === 401 || status === 403) {
       code = "SVC_UNAUTHORIZED";
       message =
@@ -330,6 +352,8 @@ export class RequestRunner {
       retryable: e.retryable,
       ambiguous: state.ambiguous,
       attempts: state.attempts,
+      dailyLimit: e.dailyLimit,
+      resetAt: e.resetAt,
       cause: e.cause,
     });
   }
@@ -349,6 +373,16 @@ export class RequestRunner {
     } catch {
       // A logging hook must not change the outcome of a request.
     }
+  }
+}
+
+/** Tells the spec's response observer; its throw is ignored. */
+function notify(spec: CallSpec, status: number, headers: ResponseHeaders): void {
+  if (!spec.onResponse) return;
+  try {
+    spec.onResponse(status, headers);
+  } catch {
+    // An observer must not change the outcome of a request.
   }
 }
 

@@ -106,28 +106,73 @@ export interface RateLimitHeaders {
   retryAfterMs?: number;
 }
 
+/** A non-negative integer header of at most 9 digits, at least `min`; else `undefined`. */
+function intHeader(headers: ResponseHeaders, name: string, min: number): number | undefined {
+  const v = firstHeader(headers, name)?.trim();
+  if (v === undefined || !/^\d{1,9}$/.test(v)) return undefined;
+  const n = Number(v);
+  return n >= min ? n : undefined;
+}
+
+/** Copies the fields that are defined. */
+function definedOnly<T extends object>(found: T): T {
+  const out = {} as T;
+  for (const k of Object.keys(found) as (keyof T)[]) {
+    if (found[k] !== undefined) out[k] = found[k];
+  }
+  return out;
+}
+
 /**
  * Parses the rate-limit headers of a response: `Burst-RateLimit-Limit`, `-Remaining`,
  * `-Reset` and `Retry-After`. Unreadable values are left out.
  */
 export function parseRateLimitHeaders(headers: ResponseHeaders, nowMs: number): RateLimitHeaders {
-  const int = (name: string, min: number): number | undefined => {
-    const v = firstHeader(headers, name)?.trim();
-    if (v === undefined || !/^\d{1,9}$/.test(v)) return undefined;
-    const n = Number(v);
-    return n >= min ? n : undefined;
-  };
-  const found: RateLimitHeaders = {
-    limit: int("burst-ratelimit-limit", 1),
-    remaining: int("burst-ratelimit-remaining", 0),
+  return definedOnly<RateLimitHeaders>({
+    limit: intHeader(headers, "burst-ratelimit-limit", 1),
+    remaining: intHeader(headers, "burst-ratelimit-remaining", 0),
     resetInMs: parseRateLimitReset(firstHeader(headers, "burst-ratelimit-reset"), nowMs),
     retryAfterMs: parseRetryAfter(firstHeader(headers, "retry-after"), nowMs),
-  };
-  const out: RateLimitHeaders = {};
-  for (const k of Object.keys(found) as (keyof RateLimitHeaders)[]) {
-    if (found[k] !== undefined) out[k] = found[k];
+  });
+}
+
+/** What the daily-limit headers of one response say; each field only when readable. */
+export interface DailyLimitHeaders {
+  /** `RateLimit-Limit`: requests allowed per day, a positive integer. */
+  limit?: number;
+  /** `RateLimit-Remaining`: requests left today, a non-negative integer. */
+  remaining?: number;
+  /** `RateLimit-Reset` (unix seconds) as unix ms: when the day's count starts over. */
+  resetAt?: number;
+}
+
+/** Parses the daily-limit headers `RateLimit-Limit`, `-Remaining` and `-Reset`. */
+export function parseDailyLimitHeaders(headers: ResponseHeaders, nowMs: number): DailyLimitHeaders {
+  const resetIn = parseRateLimitReset(firstHeader(headers, "ratelimit-reset"), nowMs);
+  return definedOnly<DailyLimitHeaders>({
+    limit: intHeader(headers, "ratelimit-limit", 1),
+    remaining: intHeader(headers, "ratelimit-remaining", 0),
+    resetAt: resetIn === undefined ? undefined : nowMs + resetIn,
+  });
+}
+
+/**
+ * Whether a 429 cannot succeed soon, and until when: the daily limit explains it
+ * (`RateLimit-Remaining: 0` with `RateLimit-Reset`), or the server's wait hint lies beyond
+ * `maxWaitMs` (the cap on all waits of one request). `undefined` for an ordinary 429.
+ */
+export function spentUntil(
+  headers: ResponseHeaders,
+  nowMs: number,
+  maxWaitMs: number,
+): { limit?: number; resetAt: number } | undefined {
+  const daily = parseDailyLimitHeaders(headers, nowMs);
+  if (daily.remaining === 0 && daily.resetAt !== undefined && daily.resetAt > nowMs) {
+    return { ...(daily.limit !== undefined ? { limit: daily.limit } : {}), resetAt: daily.resetAt };
   }
-  return out;
+  const hint = serverWaitHint(headers, nowMs);
+  if (hint !== undefined && hint > maxWaitMs) return { resetAt: nowMs + hint };
+  return undefined;
 }
 
 /**

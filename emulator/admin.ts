@@ -28,6 +28,10 @@ export const ADMIN_ENDPOINTS: readonly string[] = [
   "PUT /admin/faults  FaultConfig",
   "GET /admin/rate-limit",
   "PUT /admin/rate-limit  {enabled}",
+  "PUT /admin/other-client  {requestsPerSecond}",
+  "GET /admin/daily-limit",
+  "PUT /admin/daily-limit  {limit: n | null}",
+  "POST /admin/daily-limit/new-day",
 ];
 
 /**
@@ -71,8 +75,62 @@ function rateLimitView(state: EmulatorState): Record<string, unknown> {
   return {
     enabled: state.rateLimit.enabled,
     maxRequestsPerSecond: state.account.maxRequestsPerSecond ?? null,
+    otherClientLoad: state.rateLimit.otherClientLoad,
     stats: state.rateLimit.stats(),
   };
+}
+
+/**
+ * The one field of an admin body `{"<field>": value}`, refusing any other field.
+ *
+ * @param input - the parsed body.
+ * @param field - the expected field.
+ * @param what - the endpoint, for messages.
+ */
+function onlyField(input: unknown, field: string, what: string): unknown {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+    throw new HttpError(400, `${what} body must be {"${field}": …}, got ${show(input)}`);
+  }
+  const extra = Object.keys(input).filter((k) => k !== field);
+  if (extra.length > 0) throw new HttpError(400, `unknown ${what} field ${show(extra[0])}; known: ${field}`);
+  if (!(field in input)) throw new HttpError(400, `${what} body must have ${show(field)}`);
+  return (input as Record<string, unknown>)[field];
+}
+
+/**
+ * The account limits' admin routes: the per-second limit, the other client's load and the
+ * daily limit.
+ *
+ * @returns status and body, or `undefined` when the route is not one of them.
+ */
+function dispatchLimits(
+  state: EmulatorState,
+  route: string,
+  body: () => unknown,
+): [number, unknown] | undefined {
+  switch (route) {
+    case "GET /admin/rate-limit":
+      return [200, rateLimitView(state)];
+    case "PUT /admin/rate-limit":
+      return [200, setRateLimit(state, body())];
+    case "PUT /admin/other-client": {
+      const load = onlyField(body(), "requestsPerSecond", "other-client");
+      badRequestOnError(() => state.rateLimit.setOtherClientLoad(load));
+      return [200, rateLimitView(state)];
+    }
+    case "GET /admin/daily-limit":
+      return [200, state.dailyLimit.view()];
+    case "PUT /admin/daily-limit": {
+      const limit = onlyField(body(), "limit", "daily-limit");
+      badRequestOnError(() => state.dailyLimit.setLimit(limit));
+      return [200, state.dailyLimit.view()];
+    }
+    case "POST /admin/daily-limit/new-day":
+      state.dailyLimit.newDay();
+      return [200, state.dailyLimit.view()];
+    default:
+      return undefined;
+  }
 }
 
 /**
@@ -113,6 +171,8 @@ export async function handleAdmin(
 function dispatch(state: EmulatorState, route: string, url: URL, body: () => unknown): [number, unknown] {
   const deleteMatch = /^DELETE \/admin\/entries\/([^/]+)$/.exec(route);
   if (deleteMatch !== null) return deleteEntry(state, decodeURIComponent(deleteMatch[1]));
+  const limits = dispatchLimits(state, route, body);
+  if (limits !== undefined) return limits;
   switch (route) {
     case "GET /admin":
       return [200, { endpoints: ADMIN_ENDPOINTS }];
@@ -171,10 +231,6 @@ function dispatch(state: EmulatorState, route: string, url: URL, body: () => unk
       return [200, { config: state.faults.config, stats: state.faults.stats() }];
     case "PUT /admin/faults":
       return [200, { config: badRequestOnError(() => state.faults.configure(body() ?? {})) }];
-    case "GET /admin/rate-limit":
-      return [200, rateLimitView(state)];
-    case "PUT /admin/rate-limit":
-      return [200, setRateLimit(state, body())];
     default:
       throw new HttpError(404, `no such admin endpoint: ${route}; see GET /admin`);
   }

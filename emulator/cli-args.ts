@@ -19,6 +19,8 @@ export const USAGE = `usage: node -r ts-node/register/transpile-only emulator/cl
   --username <u>             Basic username of the account API
   --password <pw>            Basic password of the account API
   --no-rate-limit            do not enforce the account's max_requests_per_second
+  --daily-limit <n>          resume requests allowed per account and UTC day (default: off)
+  --other-client-load <n>    simulate another client using n requests of every second (default 0)
   --help                     print this text`;
 
 /** A bad command line; the CLI exits with status 2. */
@@ -44,11 +46,42 @@ export interface CliArgs {
 }
 
 /** Flags that take a value. */
-const VALUE_FLAGS = new Set(["port", "host", "dlq", "seed", "plan", "token", "username", "password"]);
+const VALUE_FLAGS = new Set([
+  "port",
+  "host",
+  "dlq",
+  "seed",
+  "plan",
+  "token",
+  "username",
+  "password",
+  "daily-limit",
+  "other-client-load",
+]);
 /** Flags that take no value. */
 const SWITCH_FLAGS = new Set(["no-rate-limit"]);
 /** Flags whose value is a secret and must not be echoed. */
 const SECRET_FLAGS = new Set(["token", "password"]);
+
+/**
+ * The options of the account's limits: `--no-rate-limit`, `--daily-limit` and
+ * `--other-client-load`.
+ *
+ * @param integer - reads an integer flag within bounds (undefined when absent).
+ * @param switches - the switches given.
+ */
+function accountLimitOptions(
+  integer: (flag: string, min: number, max: number) => number | undefined,
+  switches: ReadonlySet<string>,
+): Pick<EmulatorOptions, "rateLimit" | "dailyLimit" | "otherClientLoad"> {
+  const dailyLimit = integer("daily-limit", 1, Number.MAX_SAFE_INTEGER);
+  const otherClientLoad = integer("other-client-load", 0, 1_000_000);
+  return {
+    ...(switches.has("no-rate-limit") ? { rateLimit: false } : {}),
+    ...(dailyLimit !== undefined ? { dailyLimit } : {}),
+    ...(otherClientLoad !== undefined ? { otherClientLoad } : {}),
+  };
+}
 
 /**
  * Parse the arguments after the script name.
@@ -73,7 +106,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
       switches.add(flag);
       continue;
     }
-    const match = /^--([a-z]+)(?:=(.*))?$/s.exec(arg);
+    const match = /^--([a-z]+(?:-[a-z]+)*)(?:=(.*))?$/s.exec(arg);
     if (match === null || !VALUE_FLAGS.has(match[1])) {
       throw new CliUsageError(`unknown flag ${JSON.stringify(arg.split("=")[0])}`);
     }
@@ -133,6 +166,6 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     }
     options[flag] = value;
   }
-  if (switches.has("no-rate-limit")) options.rateLimit = false;
+  Object.assign(options, accountLimitOptions(integer, switches));
   return { help, options };
 }

@@ -21,6 +21,7 @@ export type { LedgerTotals, ResumedRun, ResumedStep } from "./ledger";
 export type { EffectiveSettings, FlowControlValue, Overrides } from "./overrides";
 export type { LoggedRequest } from "./request-log";
 export type { RateDecision, RateLimitStats } from "./rate-limit";
+export type { DailyDecision, DailyLimitView } from "./daily-limit";
 export type { EmulatorOptions } from "./options";
 export type { PlanName, PlanLimits } from "./plans";
 export { PLAN_PRESETS } from "./plans";
@@ -53,6 +54,21 @@ export interface RunningEmulator {
    * @throws Error naming the value when it is not a boolean.
    */
   setRateLimit(enabled: boolean): boolean;
+  /**
+   * Set the account's daily limit on resume requests (requests per UTC day); `undefined` turns
+   * it off (see `EmulatorOptions.dailyLimit`).
+   *
+   * @throws Error naming the value when it is not a positive integer.
+   */
+  setDailyLimit(limit: number | undefined): number | undefined;
+  /** Start a new day of the daily limit now: every account's count starts over. */
+  newDay(): void;
+  /**
+   * Simulate another client that uses `load` requests of every one-second window (0: none).
+   *
+   * @throws Error naming the value when it is not a non-negative integer.
+   */
+  setOtherClientLoad(load: number): number;
   /** Switch the account to a plan preset; updates `last_plan_upgrade_time`; the rate limit follows. */
   setPlan(plan: PlanName): AccountRecord;
   /** Add `count` deterministic failed runs; returns the number added. */
@@ -107,6 +123,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     },
     setFaults: (config) => state.faults.configure(config),
     setRateLimit: (enabled) => state.rateLimit.setEnabled(enabled),
+    setDailyLimit: (limit) => state.dailyLimit.setLimit(limit),
+    newDay: () => state.dailyLimit.newDay(),
+    setOtherClientLoad: (load) => state.rateLimit.setOtherClientLoad(load),
     setPlan: (plan) => state.account.setPlan(plan, state.now()),
     seed: (count, seed = 1) => state.seed(count, seed),
     addEntries: (entries) => state.addEntries(entries),

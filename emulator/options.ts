@@ -4,6 +4,7 @@
  */
 import type { FaultConfig } from "./fault-config";
 import { validateFaultConfig } from "./fault-config";
+import { checkDailyLimit } from "./daily-limit";
 import { show } from "./http";
 import type { PlanName } from "./plans";
 import { isPlanName, PLAN_NAMES } from "./plans";
@@ -40,6 +41,17 @@ export interface EmulatorOptions {
    * fault of {@link FaultConfig}, which injects 429s on a schedule.
    */
   readonly rateLimit?: boolean;
+  /**
+   * The account's daily limit on resume requests, requests per UTC day (default: off). When set,
+   * every resume answer carries `RateLimit-*` and a request past the limit gets 429. Off by
+   * default: whether the service counts bulk resume against its daily limit is not documented.
+   */
+  readonly dailyLimit?: number;
+  /**
+   * Simulates another client of the account that uses this many requests of every one-second
+   * window of the per-second limit, spread over the second (default 0).
+   */
+  readonly otherClientLoad?: number;
 }
 
 /** Options with every default filled in. */
@@ -56,6 +68,8 @@ export interface ResolvedOptions {
   readonly now: () => number;
   readonly logCapacity: number;
   readonly rateLimit: boolean;
+  readonly dailyLimit?: number;
+  readonly otherClientLoad: number;
 }
 
 /** The defaults. */
@@ -99,6 +113,8 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     now: options.now ?? Date.now,
     logCapacity: options.logCapacity ?? 100_000,
     rateLimit: options.rateLimit ?? true,
+    ...(options.dailyLimit !== undefined ? { dailyLimit: checkDailyLimit(options.dailyLimit) } : {}),
+    otherClientLoad: options.otherClientLoad ?? 0,
   };
   const int = (name: string, value: number, min: number, max: number): void => {
     if (!Number.isSafeInteger(value) || value < min || value > max) {
@@ -109,6 +125,7 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
   int("dlq", resolved.dlq, 0, MAX_SEED_COUNT);
   int("seed", resolved.seed, 0, Number.MAX_SAFE_INTEGER);
   int("logCapacity", resolved.logCapacity, 1, 10_000_000);
+  int("otherClientLoad", resolved.otherClientLoad, 0, 1_000_000);
   if (typeof resolved.host !== "string" || !isLoopback(resolved.host)) {
     throw new Error(
       `host must be a loopback address (127.0.0.1, ::1 or localhost), got ${show(resolved.host)}`,

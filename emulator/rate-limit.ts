@@ -8,6 +8,10 @@
  * the limit is refused with 429 and `Retry-After` (seconds). Only authenticated requests count
  * (an unauthenticated one names no account). Every counted request counts, the refused ones too.
  *
+ * Another client of the account can be simulated ({@link AccountRateLimiter.setOtherClientLoad}):
+ * it uses `load` requests of every window, spread evenly over the second, so at a request
+ * arriving `f` of the way into a window `floor(load · f)` of them are counted already.
+ *
  * This is service behaviour, separate from the `rateLimit` fault of `faults.ts` (which injects
  * 429s on a schedule for tests). The clock is passed in, so tests need no timing.
  */
@@ -52,12 +56,36 @@ export class AccountRateLimiter {
   private readonly windows = new Map<string, Window>();
   private counted = 0;
   private limited = 0;
+  private otherLoad = 0;
 
   /**
    * @param enabled - whether the limit is enforced (default true).
+   * @param otherClientLoad - requests of every window another client uses (default 0).
    */
-  constructor(enabled = true) {
+  constructor(enabled = true, otherClientLoad = 0) {
     this.on = enabled;
+    this.setOtherClientLoad(otherClientLoad);
+  }
+
+  /** Requests of every one-second window the simulated other client uses. */
+  get otherClientLoad(): number {
+    return this.otherLoad;
+  }
+
+  /**
+   * Simulates another client of every account that uses `load` requests of every window.
+   *
+   * @param load - a non-negative integer; 0 for none.
+   * @throws Error naming the value when it is not a non-negative integer.
+   */
+  setOtherClientLoad(load: unknown): number {
+    if (typeof load !== "number" || !Number.isSafeInteger(load) || load < 0) {
+      throw new Error(
+        `otherClientLoad must be a non-negative integer (requests per second), got ${show(load)}`,
+      );
+    }
+    this.otherLoad = load;
+    return load;
   }
 
   /** Whether the limit is enforced. */
@@ -102,13 +130,15 @@ export class AccountRateLimiter {
     window.count++;
     this.counted++;
     const reset = window.second + 1;
-    const allowed = window.count <= limit;
+    const others = Math.floor((this.otherLoad * Math.max(0, nowMs - second * 1000)) / 1000);
+    const used = window.count + others;
+    const allowed = used <= limit;
     const headers: Record<string, string> = {
       "burst-ratelimit-limit": String(limit),
-      "burst-ratelimit-remaining": String(Math.max(0, limit - window.count)),
+      "burst-ratelimit-remaining": String(Math.max(0, limit - used)),
       "burst-ratelimit-reset": String(reset),
     };
-    if (allowed) return { allowed, limit, remaining: limit - window.count, reset, headers };
+    if (allowed) return { allowed, limit, remaining: limit - used, reset, headers };
     this.limited++;
     const retryAfterSeconds = Math.max(1, Math.ceil((reset * 1000 - nowMs) / 1000));
     headers["retry-after"] = String(retryAfterSeconds);

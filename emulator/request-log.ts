@@ -23,6 +23,8 @@ export interface LoggedRequest {
   resumed: number;
   /** True when the account's rate limit refused the request (429; nothing resumed). */
   rateLimited?: boolean;
+  /** True when the account's daily limit refused the request (429; nothing resumed). */
+  dailyLimited?: boolean;
   /** Name of the fault applied, if any. */
   fault?: string;
   /** Error message sent, or the reason for the response (e.g. the unknown DLQ IDs of a 404). */

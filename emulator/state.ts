@@ -11,6 +11,7 @@ import { FaultInjector } from "./faults";
 import { show } from "./http";
 import { Ledger } from "./ledger";
 import type { PlanName } from "./plans";
+import { DailyLimiter } from "./daily-limit";
 import { AccountRateLimiter } from "./rate-limit";
 import { RequestLog } from "./request-log";
 import { seedEntries } from "./seed";
@@ -34,6 +35,10 @@ export interface StateInit {
   readonly logCapacity?: number;
   /** Whether the account's rate limit is enforced on the resume API (default true). */
   readonly rateLimit?: boolean;
+  /** Requests per account and UTC day on the resume API; absent for off. */
+  readonly dailyLimit?: number;
+  /** Requests of every one-second window a simulated other client uses (default 0). */
+  readonly otherClientLoad?: number;
 }
 
 /** The emulator's state. */
@@ -50,6 +55,8 @@ export class EmulatorState {
   readonly account: AccountStore;
   /** The account's rate limit on the resume API (`max_requests_per_second`). */
   readonly rateLimit: AccountRateLimiter;
+  /** The account's daily limit on the resume API (off unless set). */
+  readonly dailyLimit: DailyLimiter;
   /** Clock, unix ms. */
   readonly now: () => number;
 
@@ -59,7 +66,8 @@ export class EmulatorState {
   constructor(init: StateInit) {
     this.now = init.now;
     this.log = new RequestLog(init.logCapacity);
-    this.rateLimit = new AccountRateLimiter(init.rateLimit ?? true);
+    this.rateLimit = new AccountRateLimiter(init.rateLimit ?? true, init.otherClientLoad ?? 0);
+    this.dailyLimit = new DailyLimiter(init.dailyLimit);
     this.account = new AccountStore({
       token: init.token,
       username: init.username,
@@ -111,7 +119,8 @@ export class EmulatorState {
 
   /**
    * Empty the DLQ (new cursor epoch), the ledger and the request log, clear the faults, and
-   * forget the rate-limit windows and counters (whether the limit is on stays as it is).
+   * forget the rate-limit windows, the daily counts and the counters (whether the limits are on,
+   * and the other client's load, stay as they are).
    */
   reset(): void {
     this.dlq.clear();
@@ -119,6 +128,7 @@ export class EmulatorState {
     this.log.clear();
     this.faults.configure({});
     this.rateLimit.clear();
+    this.dailyLimit.clear();
   }
 
   /**

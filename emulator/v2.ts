@@ -1,9 +1,10 @@
 /**
  * The request pipeline of the service API under `/v2`, shared by both endpoints:
- * log → route and method check → read body → fault plan → latency → auth → account rate limit
- * (resume only) → pre-commit fault → endpoint → post-commit fault → response. Errors become
- * `{"error": …}` with credentials redacted. Every answer after authentication carries the rate
- * limit's `Burst-RateLimit-*` headers (when the limit is on).
+ * log → route and method check → read body → fault plan → latency → auth → account daily limit
+ * and rate limit (resume only) → pre-commit fault → endpoint → post-commit fault → response.
+ * Errors become `{"error": …}` with credentials redacted. Every answer after authentication
+ * carries the rate limit's `Burst-RateLimit-*` headers (when the limit is on) and the daily
+ * limit's `RateLimit-*` headers (when that is on).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -13,6 +14,7 @@ import type { V2Context, V2Result } from "./endpoint";
 import type { FaultEndpoint } from "./fault-config";
 import { HttpError, readBody, sendJson, sendRaw } from "./http";
 import { rawOverrideHeaders } from "./overrides";
+import { dailyLimitMessage } from "./daily-limit";
 import { rateLimitMessage } from "./rate-limit";
 import type { LoggedRequest } from "./request-log";
 import { handleResume } from "./resume-endpoint";
@@ -81,6 +83,34 @@ function logRequest(state: EmulatorState, req: IncomingMessage, url: URL): Logge
 }
 
 /**
+ * Counts a resume request against the account's daily limit, then its per-second limit.
+ *
+ * @param state - the emulator state.
+ * @param faultHeaders - headers of a `rateLimit` fault, which speak over the account's own.
+ * @param logEntry - the request's log entry (marked when refused).
+ * @returns the headers of the answer.
+ * @throws HttpError 429 when either limit refuses the request.
+ */
+function accountLimits(
+  state: EmulatorState,
+  faultHeaders: Readonly<Record<string, string>>,
+  logEntry: { time: number; rateLimited?: boolean; dailyLimited?: boolean },
+): Readonly<Record<string, string>> {
+  const daily = state.dailyLimit.take(state.account.id, logEntry.time);
+  if (daily !== undefined && !daily.allowed) {
+    logEntry.dailyLimited = true;
+    throw new HttpError(429, dailyLimitMessage(daily), daily.headers);
+  }
+  const decision = state.rateLimit.take(state.account.id, state.account.maxRequestsPerSecond, logEntry.time);
+  const headers = { ...daily?.headers, ...decision?.headers };
+  if (decision !== undefined && !decision.allowed) {
+    logEntry.rateLimited = true;
+    throw new HttpError(429, rateLimitMessage(decision), headers);
+  }
+  return { ...headers, ...faultHeaders };
+}
+
+/**
  * Handle a request whose path starts with `/v2`.
  *
  * @param state - the emulator state.
@@ -113,21 +143,7 @@ export async function handleV2(
     if (plan.delayMs > 0) await sleep(plan.delayMs, undefined, { signal });
     route.authenticate(state, req);
     answerHeaders = plan.rateLimitHeaders;
-    if (route.rateLimited) {
-      const decision = state.rateLimit.take(
-        state.account.id,
-        state.account.maxRequestsPerSecond,
-        logEntry.time,
-      );
-      if (decision !== undefined) {
-        // A rateLimit fault, when configured, speaks over the account's own headers.
-        answerHeaders = { ...decision.headers, ...plan.rateLimitHeaders };
-        if (!decision.allowed) {
-          logEntry.rateLimited = true;
-          throw new HttpError(429, rateLimitMessage(decision), decision.headers);
-        }
-      }
-    }
+    if (route.rateLimited) answerHeaders = accountLimits(state, plan.rateLimitHeaders, logEntry);
 
     const fault = plan.preCommit;
     if (fault !== undefined) {

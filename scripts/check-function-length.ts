@@ -25,7 +25,6 @@ export const PRODUCT_FOLDERS = ["components", "client", "core", "policies", "emu
 export const KNOWN_LONG_FUNCTIONS: readonly string[] = [
   "client/windowDrain.ts:drainWindows",
   "client/drain.ts:resumeBatches",
-  "client/request.ts:RequestRunner.attempt",
   "components/providers/dlqRecovery.ts:DlqRecoveryProvider.drain",
 ];
 

@@ -290,6 +290,7 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
                 requests: e.requestCount,
                 allowedPerSecond: allowed(),
                 requestsLeft,
+                daily: gate.dailyRequests,
               });
               await record(e.page.workflowRuns);
             },
@@ -312,6 +313,7 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
               // Open windows are in flight or next in line at the gate, up to `concurrency` at once.
               windowsInFlight: Math.min(e.windowsOpen, inputs.concurrency ?? DEFAULT_WINDOW_CONCURRENCY),
               allowedPerSecond: allowed(),
+              daily: gate.dailyRequests,
             });
             await record(e.page.workflowRuns);
           },

@@ -25,6 +25,17 @@ export interface ProgressSample {
   allowedPerSecond?: number;
   /** Requests still to send (`dlqIds` drains, where the total is known). */
   requestsLeft?: number;
+  /** What the service last said is left of the account's daily limit (`RateLimit-*`). */
+  daily?: { limit?: number; remaining: number };
+}
+
+/** Below this share of the daily limit left, progress says how many daily requests remain. */
+export const DAILY_LOW_SHARE = 0.1;
+
+/** ", 80 of 1000 daily requests left" when fewer than 10 % of the account's daily requests remain. */
+export function dailyLow(daily: ProgressSample["daily"]): string {
+  if (daily?.limit === undefined || daily.remaining >= daily.limit * DAILY_LOW_SHARE) return "";
+  return `, ${daily.remaining} of ${daily.limit} daily requests left`;
 }
 
 /**
@@ -70,7 +81,7 @@ export class Progress {
       p.requestsLeft === undefined || reqRate <= 0
         ? ""
         : `, about ${Math.ceil(p.requestsLeft / reqRate)} s left`;
-    this.log(`${head}, ${Math.round(reqRate)} req/s${allowed})${windows}${left}`);
+    this.log(`${head}, ${Math.round(reqRate)} req/s${allowed})${windows}${left}${dailyLow(p.daily)}`);
   }
 }
 

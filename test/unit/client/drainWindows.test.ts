@@ -114,8 +114,8 @@ describe("client/SvcClient.drainWindows", () => {
     assert.ok(s.pauses >= 1);
     assert.ok(limitedAt >= 0);
     assert.equal(h.retries.filter((r) => r.status === 429).length, 1, "the limited request was retried");
-    gate.observe(200, headers(10));
-    assert.equal(gate.ratePerSecond, 40);
+    assert.equal(gate.stats().learntLimit, 40);
+    assert.ok((gate.ratePerSecond ?? Infinity) <= 40);
   });
 
   it("a per-drain maxRequestsPerSecond spaces that drain's requests", async () => {

@@ -359,7 +359,7 @@ describe("client/SvcClient.resumeDlq: retries", () => {
     const h2 = harness({ retry: { maxTotalDelayMs: 25_000 } });
     h2.pool
       .intercept({ path: resumePath, method: "POST" })
-      .reply(429, {}, { headers: { "retry-after": "3600" } })
+      .reply(429, {}, { headers: { "retry-after": "20" } })
       .times(3);
     const e = svcError(await rejection(h2.client.resumeDlq({})));
     assert.equal(e.code, "SVC_RATE_LIMITED");

@@ -1,7 +1,7 @@
 import { strict as assert } from "node:assert";
 import { errors } from "undici";
 import { DrainError, SvcError, type ResumeBatchEvent } from "../../../client";
-import { spacingGate } from "../../../client/rateLimiter";
+import { spacingGate } from "../../../client/requestSpacing";
 import { harness, json, rejection, resumePath, seen, type Harness } from "./helpers";
 
 /** Virtual time: timers fire one per macrotask in time order, so sleepers act in time order. */
@@ -235,7 +235,7 @@ describe("client/SvcClient.resumeByIds", () => {
   });
 });
 
-describe("client/rateLimiter: spacingGate", () => {
+describe("client/requestSpacing: spacingGate", () => {
   it("reserves ordered slots for concurrent callers", async () => {
     const waits: number[] = [];
     const gate = spacingGate(

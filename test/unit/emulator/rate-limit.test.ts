@@ -150,6 +150,7 @@ describe("emulator account rate limit", () => {
       assert.deepEqual(view.body, {
         enabled: true,
         maxRequestsPerSecond: 2,
+        otherClientLoad: 0,
         stats: { counted: 3, limited: 1 },
       });
     });
@@ -260,6 +261,7 @@ describe("emulator account rate limit", () => {
       assert.deepEqual(on.body, {
         enabled: true,
         maxRequestsPerSecond: 1,
+        otherClientLoad: 0,
         stats: { counted: 0, limited: 0 },
       });
       assert.equal((await resumeRaw(emu(), { count: 1 })).status, 200);

@@ -1,0 +1,272 @@
+import { strict as assert } from "node:assert";
+import { DrainError, RateGate, SvcError } from "../../../client";
+import { BurstShare, shareMargin } from "../../../client/burstShare";
+import { waitInWords } from "../../../client/errors";
+import { ACCOUNT_PATH, T0, harness, json, rejection, resumePath, type Harness } from "./helpers";
+import { DAY, DISTRIBUTIONS, FakeDlq } from "./windowSim";
+
+/** Next UTC midnight after T0 (2025-06-15 15:06:40 UTC). */
+const MIDNIGHT = Math.ceil(T0 / DAY) * DAY;
+
+/** The headers of a 429 the daily limit explains. */
+const spentDay = (limit = 1000): Record<string, string> => ({
+  "ratelimit-limit": String(limit),
+  "ratelimit-remaining": "0",
+  "ratelimit-reset": String(MIDNIGHT / 1000),
+});
+
+function svcError(e: unknown): SvcError {
+  assert.ok(e instanceof SvcError, `expected an SvcError, got ${String(e)}`);
+  return e;
+}
+
+describe("client: the account's daily limit", () => {
+  let h: Harness;
+  beforeEach(() => {
+    h = harness();
+  });
+  afterEach(() => h.close());
+
+  it("a 429 the daily limit explains is not retried and says the limit, the reset and what to do", async () => {
+    let sent = 0;
+    h.pool
+      .intercept({ path: resumePath, method: "POST" })
+      .reply(() => {
+        sent += 1;
+        return json(429, { error: "daily limit" }, spentDay());
+      })
+      .persist();
+    const e = svcError(await rejection(h.client.resumeDlq({})));
+    assert.equal(e.code, "SVC_DAILY_LIMIT");
+    assert.equal(sent, 1);
+    assert.deepEqual(h.sleeps, []);
+    assert.equal(e.retryable, false);
+    assert.equal(e.dailyLimit, 1000);
+    assert.equal(e.resetAt, MIDNIGHT);
+    assert.match(e.message, /daily limit of 1000 requests is spent/);
+    assert.match(e.message, /resets at 2025-06-16 00:00:00 UTC \(in 8 h 54 min\)/);
+    assert.match(
+      e.message,
+      /`pulumi up` after that continues where the drain stopped and resumes nothing twice/,
+    );
+    assert.doesNotMatch(e.message, /gave up after/);
+  });
+
+  it("any 429 whose wait lies beyond the cap on all waits stops the same way", async () => {
+    h.pool
+      .intercept({ path: resumePath, method: "POST" })
+      .reply(429, {}, { headers: { "retry-after": "3600" } });
+    const e = svcError(await rejection(h.client.resumeDlq({})));
+    assert.equal(e.code, "SVC_DAILY_LIMIT");
+    assert.equal(e.dailyLimit, undefined);
+    assert.equal(e.resetAt, T0 + 3_600_000);
+    assert.match(e.message, /The service refuses requests for longer than the client waits for a retry/);
+    assert.match(e.message, /in 1 h 0 min/);
+    assert.deepEqual(h.sleeps, []);
+  });
+
+  it("a request outside a drain (the account read) says to try again after the reset", async () => {
+    h.pool.intercept({ path: ACCOUNT_PATH, method: "GET" }).reply(429, {}, { headers: spentDay() });
+    const e = svcError(await rejection(h.client.getAccount()));
+    assert.equal(e.code, "SVC_DAILY_LIMIT");
+    assert.match(e.message, /daily limit of 1000 requests is spent .*Try again after that\.$/);
+    assert.doesNotMatch(e.message, /pulumi up/);
+  });
+
+  it("a per-second 429 with daily requests left is retried as before", async () => {
+    h.pool
+      .intercept({ path: resumePath, method: "POST" })
+      .reply(429, {}, { headers: { ...spentDay(), "ratelimit-remaining": "500", "retry-after": "1" } });
+    h.pool
+      .intercept({ path: resumePath, method: "POST" })
+      .reply(200, { cursor: "", workflowRuns: [] }, { headers: { "content-type": "application/json" } });
+    const page = await h.client.resumeDlq({});
+    assert.equal(page.workflowRuns.length, 0);
+    assert.deepEqual(h.sleeps, [1000]);
+  });
+
+  /**
+   * Drains a 5,000-entry DLQ through `gate`; the day allows 20 requests. `honest`: the answers say
+   * what is left of the day; else another client spends it unseen (the answers claim 500 left).
+   */
+  async function drainUntilSpent(gate: RateGate, honest: boolean) {
+    const dlq = new FakeDlq(DISTRIBUTIONS.uniform3d(5_000));
+    const seen = { sent: 0, refused: 0 };
+    h.pool
+      .intercept({ path: resumePath, method: "POST" })
+      .reply((opts) => {
+        seen.sent += 1;
+        if (seen.sent > 20) {
+          seen.refused += 1;
+          return json(429, { error: "daily limit" }, spentDay());
+        }
+        const q = new URLSearchParams(opts.path.split("?")[1] ?? "");
+        const num = (k: string) => (q.get(k) === null ? undefined : Number(q.get(k)));
+        const page = dlq.resumeNow(
+          {
+            ...(num("fromDate") !== undefined ? { from: num("fromDate") } : {}),
+            ...(num("toDate") !== undefined ? { to: num("toDate") } : {}),
+          },
+          q.get("cursor") ?? undefined,
+        );
+        const left = { ...spentDay(), "ratelimit-remaining": String(honest ? 20 - seen.sent : 500) };
+        return json(200, { cursor: page.cursor ?? "", workflowRuns: page.workflowRuns }, left);
+      })
+      .persist();
+    const e = await rejection(
+      h.client.drainWindows({}, undefined, { concurrency: 8, gate, horizonMs: 3 * DAY }),
+    );
+    assert.ok(e instanceof DrainError);
+    assert.equal(e.code, "SVC_DAILY_LIMIT");
+    assert.match(e.message, /daily limit of 1000 requests is spent/);
+    assert.equal(e.partial.requestCount, 20);
+    assert.equal(e.partial.resumedCount, 5_000 - dlq.remaining);
+    assert.ok(e.partial.windowState !== undefined && e.partial.windowState.windows.length > 0);
+    assert.equal(h.retries.length, 0, "nothing retried");
+    assert.equal(dlq.duplicates, 0);
+    return { ...seen, message: e.message };
+  }
+
+  const virtualGate = (): RateGate =>
+    new RateGate({ limit: 1000, now: () => h.clock.now, sleep: async (ms) => void (h.clock.now += ms) });
+
+  it("sends no request the day cannot take: the answers say what is left, the drain stops at none", async () => {
+    const gate = virtualGate();
+    const { sent, refused, message } = await drainUntilSpent(gate, true);
+    assert.deepEqual([sent, refused], [20, 0]);
+    assert.match(message, /the service's last answer said none of the day's requests is left/);
+    assert.equal(gate.dailyRequests?.remaining, 0);
+  });
+
+  it("when another client spends the day unseen, only the requests in flight are refused, none retried", async () => {
+    const { refused } = await drainUntilSpent(virtualGate(), false);
+    assert.ok(refused >= 1 && refused < 8, `${refused} requests refused`);
+  });
+});
+
+describe("client/rateGate: a spent day", () => {
+  it("refuses waiting and later requests without sending them, until the reset", async () => {
+    let now = T0;
+    const gate = new RateGate({ limit: 10, now: () => now, sleep: async (ms) => void (now += ms) });
+    const waiting = [gate.acquire(), gate.acquire(), gate.acquire()];
+    gate.observe(429, spentDay(500));
+    const results = await Promise.allSettled(waiting);
+    assert.ok(results.some((r) => r.status === "rejected"));
+    const e = svcError(await rejection(gate.acquire()));
+    assert.equal(e.code, "SVC_DAILY_LIMIT");
+    assert.equal(e.dailyLimit, 500);
+    assert.match(e.message, /this one was not sent/);
+    assert.ok(gate.stats().refusedUnsent >= 1);
+    now = MIDNIGHT;
+    await gate.acquire();
+  });
+
+  it("an answer saying none of the day is left spends it; clearSpentDay (a new day, told) opens it again", async () => {
+    let now = T0;
+    const gate = new RateGate({ limit: 10, now: () => now, sleep: async (ms) => void (now += ms) });
+    await gate.acquire();
+    gate.observe(200, { ...spentDay(), "ratelimit-remaining": "0" });
+    const e = svcError(await rejection(gate.acquire()));
+    assert.match(e.message, /last answer said none of the day's requests is left/);
+    gate.clearSpentDay();
+    await gate.acquire();
+  });
+
+  it("tells what the last answer said is left of the day", () => {
+    const gate = new RateGate({ limit: 10, now: () => T0 });
+    const before = gate.dailyRequests;
+    assert.equal(before, undefined);
+    gate.observe(200, { ...spentDay(1000), "ratelimit-remaining": "73" });
+    assert.deepEqual(gate.dailyRequests, { limit: 1000, remaining: 73, resetAt: MIDNIGHT });
+  });
+
+  it("counts an attempt that ended without an answer, so what is in flight stays right", async () => {
+    const h = harness();
+    const gate = new RateGate({
+      limit: 1000,
+      now: () => h.clock.now,
+      sleep: async (ms) => void (h.clock.now += ms),
+    });
+    h.pool
+      .intercept({ path: resumePath, method: "POST" })
+      .replyWithError(Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }));
+    h.pool
+      .intercept({ path: resumePath, method: "POST" })
+      .reply(200, { cursor: "", workflowRuns: [] }, { headers: { "content-type": "application/json" } });
+    await h.client.resumeByIds(["dlq_a"], undefined, { gate });
+    await h.close();
+    assert.deepEqual([gate.stats().released, gate.stats().unanswered, gate.stats().responses], [2, 1, 1]);
+  });
+
+  it("words waits", () => {
+    assert.equal(waitInWords(12_000), "12 s");
+    assert.equal(waitInWords(250_000), "4 min 10 s");
+    assert.equal(waitInWords(3_600_000), "1 h 0 min");
+  });
+});
+
+describe("client/burstShare", () => {
+  /** One window of 100: `others` requests of another client spread over it, `mine` of ours. */
+  function window(share: BurstShare, resetAt: number, others: number, mine: number): void {
+    for (let i = 1; i <= mine; i++) {
+      const othersSoFar = Math.floor((others * i) / mine);
+      share.observe(100, Math.max(0, 100 - othersSoFar - i), resetAt, 0, resetAt - 1000 + (1000 * i) / mine);
+    }
+  }
+
+  it("without others it does not limit (a request counted in the next window is noise)", () => {
+    const share = new BurstShare();
+    for (let s = 1; s <= 5; s++) window(share, s * 1000, 1, 90);
+    assert.equal(share.ratePerSecond, undefined);
+  });
+
+  it("with another client using 40 of 100 it settles at the rest minus the margin", () => {
+    const share = new BurstShare();
+    window(share, 1000, 40, 60);
+    for (let s = 2; s <= 8; s++) window(share, s * 1000, 40, Math.floor(share.ratePerSecond ?? 100));
+    window(share, 9000, 0, 1); // closes the last window
+    assert.equal(share.ratePerSecond, 100 - 40 - shareMargin(100));
+  });
+
+  it("a window this process stopped early is extrapolated, never beyond what its own left", () => {
+    const share = new BurstShare();
+    // Half-way through: 20 of the other client's 40 counted, then this process stopped sending.
+    for (let i = 1; i <= 30; i++) share.observe(100, 100 - 20 - i, 1000, 0, 500);
+    share.observe(100, 0, 2000, 0, 1990); // the next window closes the first
+    assert.deepEqual(share.othersSeen, [40]);
+    assert.equal(share.ratePerSecond, 100 - 40 - shareMargin(100));
+    const full = new BurstShare();
+    // A window that filled up: the others cannot have used more than what was left beside ours.
+    for (let i = 1; i <= 50; i++) full.observe(100, 100 - 2 * i, 1000, 0, 500);
+    full.observe(100, 99, 2000, 0, 1990);
+    assert.deepEqual(full.othersSeen, [50]);
+  });
+
+  it("two processes that see each other settle below the limit together", () => {
+    const a = new BurstShare();
+    const b = new BurstShare();
+    let ra = 100;
+    let rb = 100;
+    for (let s = 1; s <= 10; s++) {
+      // Over the limit both get about half through; each sees the other's answered requests.
+      const total = ra + rb;
+      const fa = total > 100 ? Math.floor((100 * ra) / total) : Math.floor(ra);
+      const fb = total > 100 ? 100 - fa : Math.floor(rb);
+      window(a, s * 1000, fb, fa);
+      window(b, s * 1000, fa, fb);
+      ra = a.ratePerSecond ?? 100;
+      rb = b.ratePerSecond ?? 100;
+    }
+    assert.ok(ra + rb <= 100, `${ra} + ${rb}`);
+    assert.ok(ra + rb >= 90, `${ra} + ${rb}`);
+  });
+
+  it("leaves room: nothing more is released in a window the answers say is spent", () => {
+    const share = new BurstShare();
+    share.observe(100, 3, 2000, 2, 1400);
+    assert.equal(share.releasableAt(1500), 1500);
+    share.released(1500);
+    assert.equal(share.releasableAt(1510), 2000);
+    assert.equal(share.releasableAt(2000), 2000);
+  });
+});
