@@ -4,6 +4,7 @@
  *
  * @packageDocumentation
  */
+import "../client/requireNode"; // first: one clear error on a Node.js older than 22.19
 export { Account } from "./Account";
 export type { AccountArgs } from "./Account";
 export { ACCOUNT_FIELDS } from "../core/accountFields";

@@ -11,6 +11,7 @@
  * - `read` (`pulumi refresh`) reads it again.
  * - `delete` leaves the service untouched (the account is not managed, only read).
  */
+import "../../client/requireNode"; // first: one clear error on a Node.js older than 22.19
 import type * as pulumi from "@pulumi/pulumi";
 import { SvcError, type AccountRecord } from "../../client";
 import { resolveEndpoint } from "../../client/transport";

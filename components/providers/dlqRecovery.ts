@@ -26,6 +26,7 @@
  * The inputs and their checks are in `dlqRecoveryInputs.ts`, progress lines and the run log in
  * `dlqRecoveryProgress.ts`.
  */
+import "../../client/requireNode"; // first: one clear error on a Node.js older than 22.19
 import * as crypto from "node:crypto";
 import type * as pulumi from "@pulumi/pulumi";
 import {

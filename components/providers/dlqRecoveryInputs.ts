@@ -6,6 +6,7 @@
  *
  * @packageDocumentation
  */
+import "../../client/requireNode"; // first: one clear error on a Node.js older than 22.19
 import * as crypto from "node:crypto";
 import {
   FILTER_FIELDS,

@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+import "../../client/requireNode"; // first: one clear error on a Node.js older than 22.19
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { ResumedRun } from "../../client";
