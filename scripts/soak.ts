@@ -45,7 +45,7 @@ async function main(): Promise<void> {
     const byFault: Record<string, number> = {};
     for (const r of log) if (r.fault) byFault[r.fault] = (byFault[r.fault] ?? 0) + 1;
     const runLog = fs
-      .readFileSync(path.join(cwd, "svc-recovery", "soak.jsonl"), "utf8")
+      .readFileSync(path.join(cwd, "svc-recovery", "soak", `${outs.specHash}.jsonl`), "utf8")
       .trim()
       .split("\n").length;
     const figures = {

@@ -166,6 +166,15 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
       );
       return { changes: true };
     }
+    const recorded = olds.resumedRuns?.length ?? 0;
+    if (recorded > maxRecordedOf(news)) {
+      // State written before the smaller default: the next up trims it, sending nothing.
+      this.deps.log(
+        `${recoveryLabel(news)}: the state keeps ${recorded} resumed runs, more than \`maxRecordedRuns\` ` +
+          `(${maxRecordedOf(news)}); the next up trims it and sends nothing (every run stays in the run log).`,
+      );
+      return { changes: true };
+    }
     return { changes: false };
   }
 
@@ -187,7 +196,7 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
       const results = Object.fromEntries(
         RESULT_FIELDS.filter((k) => olds[k] !== undefined).map((k) => [k, olds[k]]),
       );
-      return { outs: { ...publicInputs(news), ...results } as DlqRecoveryOutputs };
+      return { outs: trimRecorded({ ...publicInputs(news), ...results } as DlqRecoveryOutputs, news) };
     }
     return { outs: await this.drain(id, news, sameSpec ? olds : undefined) };
   }
@@ -376,6 +385,19 @@ function cursorRefused(inputs: DlqRecoveryInputs, w: DrainWindow): string {
     return `${label}: the saved cursor was refused; starting the drain over.`;
   }
   return `${label}: the saved cursor of window [${w.from ?? "…"}, ${w.to ?? "…"}] was refused; that window starts over.`;
+}
+
+/** The `maxRecordedRuns` of the inputs, or its default. */
+function maxRecordedOf(inputs: DlqRecoveryInputs): number {
+  return inputs.maxRecordedRuns ?? DEFAULT_MAX_RECORDED_RUNS;
+}
+
+/** The outputs with `resumedRuns` cut to `maxRecordedRuns` (state of an older version kept up to 1,000). */
+function trimRecorded(outs: DlqRecoveryOutputs, inputs: DlqRecoveryInputs): DlqRecoveryOutputs {
+  const max = maxRecordedOf(inputs);
+  if (!Array.isArray(outs.resumedRuns) || outs.resumedRuns.length <= max) return outs;
+  const resumedRuns = outs.resumedRuns.slice(0, max);
+  return { ...outs, resumedRuns, resumedRunsTruncated: resumedRuns.length < outs.resumedCount };
 }
 
 /** The lower of two optional rates. */

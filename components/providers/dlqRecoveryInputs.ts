@@ -108,8 +108,11 @@ export const RESULT_FIELDS = [
   "specHash",
 ] as const satisfies readonly (keyof DlqRecoveryOutputs)[];
 
-/** Default and upper bound of `maxRecordedRuns`. */
-export const DEFAULT_MAX_RECORDED_RUNS = 1000;
+/**
+ * Default and upper bound of `maxRecordedRuns`. The default keeps a DlqRecovery's state small
+ * (about 5 kB) and `pulumi up --diff` short; every run is in the run log. (Before 0.2: 1,000.)
+ */
+export const DEFAULT_MAX_RECORDED_RUNS = 10;
 export const MAX_RECORDED_RUNS_LIMIT = 10_000;
 /** Upper bound of `concurrency`. */
 export const MAX_CONCURRENCY = 32;
