@@ -51,7 +51,7 @@ import {
   Settings,
   type StackConfigReader,
 } from "../../core/connection";
-import { describeOrigins, explainServiceError } from "../../core/messages";
+import { describeOrigins, explainServiceError, nextStep } from "../../core/messages";
 import { containsUnknown } from "../../core/tokens";
 import {
   DEFAULT_MAX_RECORDED_RUNS,
@@ -340,7 +340,7 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
       const outs = result(e.partial, false, explained.message);
       const message =
         `${explained.message}\n${label} was cut off after resuming ${outs.resumedCount} runs in ${outs.requestCount} requests; ` +
-        "they are recorded in the state. Run `pulumi up` again to continue where it stopped.";
+        `they are recorded in the state. ${nextStep(e.code)}`;
       throw new PartialStateError(
         message,
         id,

@@ -326,7 +326,12 @@ describe("components/providers/dlqRecovery: dlqIds", () => {
       provider.create({ dlqIds: ["dlq_missing"], baseUrl: emu().url, token: TOKEN, recoveryName: "ids" }),
     );
     assert.match(e.message, /Some DLQ messages were not found/);
-    assert.match(e.message, /Run `pulumi up` again/);
+    // Running it again as it is cannot help: the message says what to fix.
+    assert.match(
+      e.message,
+      /Check the URL and the selection named above; running `pulumi up` again before that fails/,
+    );
+    assert.doesNotMatch(e.message, /Run `pulumi up` again/);
     assert.equal(e.properties.complete, false);
     assert.equal(e.properties.resumedCount, 0);
     assert.deepEqual(e.properties.remainingDlqIds, ["dlq_missing"]);
@@ -561,7 +566,12 @@ describe("components/providers/dlqRecovery: a fatal failure mid-drain, then upda
     assert.match(p.lastError ?? "", /injected failure of request #3/);
     assert.match(e.message, /^DlqRecovery `incident-9`: .*400/);
     assert.match(e.message, /cut off after resuming 100 runs in 2 requests/);
-    assert.match(e.message, /Run `pulumi up` again to continue where it stopped/);
+    assert.match(
+      e.message,
+      /Fix the input the service refused \(above\); running `pulumi up` again before that fails/,
+    );
+    assert.match(e.message, /Then `pulumi up` continues where it stopped\.$/);
+    assert.doesNotMatch(e.message, /Run `pulumi up` again/);
     assert.deepEqual(e.reasons, [e.message]);
     assert.equal(emu().state.ledger.totals().resumedTotal, 100);
     assertNoSecrets({ error: errorText(e), logs: logs.join("\n") }, [TOKEN]);
