@@ -63,6 +63,9 @@ export const pulumiStackConfig: StackConfigReader = {
     if (i <= 0) return undefined;
     return new pulumi.Config(key.slice(0, i)).get(key.slice(i + 1));
   },
+  keys(): readonly string[] {
+    return Object.keys(pulumi.runtime.allConfig());
+  },
 };
 
 /** Options of {@link liveAccountFromSettings}. */
