@@ -127,13 +127,16 @@ export class AccountProvider implements pulumi.dynamic.ResourceProvider {
     return { inputs: news, failures: f.result() };
   }
 
-  /** Reads the record `diff` compares; a service error becomes a failure of `password` (or the URL). */
+  /**
+   * Reads the record `diff` compares; a service error becomes a failure of the resource as a
+   * whole (no property: the engine then prints "resource 'account' has a problem: ...").
+   */
   private async readForDiff(news: AccountInputs, f: Failures): Promise<void> {
     try {
       this.checked.set(diffKey(news), await this.fetch(news, accountLabel(news)));
     } catch (e) {
       if (!(e instanceof ServiceError)) throw e;
-      f.add(e.code === "SVC_UNAUTHORIZED" ? "password" : "accountApiUrl", e.message);
+      f.add("", e.message);
     }
   }
 

@@ -634,7 +634,7 @@ describe("components/providers/account: a refusal at check, printed once", () =>
     assert.equal(requests(emu()).length, before + 1, "check read the record once");
     assert.equal(r.failures?.length, 1, JSON.stringify(r.failures));
     const [failure] = r.failures ?? [];
-    assert.equal(failure.property, "password");
+    assert.equal(failure.property, "", "the resource as a whole");
     assert.match(failure.reason, /^Account `acct`: the service at .* rejected the credentials \(HTTP 401\)/);
     assert.match(failure.reason, /Check those values\.$/);
     assert.ok(!failure.reason.includes("pw-WRONG-secret-1"));
