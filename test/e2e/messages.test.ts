@@ -42,7 +42,10 @@ describe("e2e: messages", function () {
   });
   after(async () => {
     try {
-      assertNoSecrets({ "CLI output": p.transcript }, secretForms({ ...CREDS, wrong: WRONG_PASSWORD }));
+      assertNoSecrets({ "CLI output": p.transcript }, [
+        ...secretForms(CREDS),
+        ...secretForms({ username: CREDS.username, password: WRONG_PASSWORD }),
+      ]);
     } finally {
       await p?.cleanup();
       await emulator?.close();
