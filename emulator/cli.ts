@@ -1,7 +1,7 @@
-#!/usr/bin/env node
 /**
- * Command-line entry point, the package's `pulumi-svc-emulator` command (in a clone:
- * `npm run emulator -- [flags]`; `--help` lists every flag with its default):
+ * Command-line entry point, run by the package's `pulumi-svc-emulator` command
+ * (`bin/pulumi-svc-emulator.ts`; in a clone: `npm run emulator -- [flags]`; `--help` lists every
+ * flag with its default):
  *
  *   pulumi-svc-emulator --port 8080 --dlq 1000 --plan free
  *
@@ -11,7 +11,6 @@
  * workflow URLs and the admin API. Bad flags exit 2; other start failures exit 1; SIGINT/SIGTERM
  * close the server and exit 0. Started through npm, it also stops when npm is gone.
  */
-import "../client/requireNode"; // first: one clear error on a Node.js older than 22.19
 import { startEmulator, type RunningEmulator } from "./index";
 import { CliUsageError, parseCliArgs, USAGE } from "./cli-args";
 import { DEFAULT_OPTIONS, type EmulatorOptions } from "./options";

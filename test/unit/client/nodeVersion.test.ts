@@ -28,7 +28,7 @@ const ENTRY_POINTS = [
   "dist/components/providers/engine.js",
   "dist/components/providers/heapTrim.js",
   "dist/policies/index.js", // the policy pack
-  "dist/emulator/cli.js", // the pulumi-svc-emulator command
+  "dist/bin/pulumi-svc-emulator.js", // the pulumi-svc-emulator command
 ];
 
 describe("Node.js version check", function () {
