@@ -28,4 +28,6 @@ pulumi_bin="$(cat "$TC/pulumi-bin")"
 }
 
 export PATH="$pulumi_bin:$ROOT/node_modules/node/bin:$PATH"
+# The clone pins its CLI version: no "a new version is available" check, unless you ask for it.
+export PULUMI_SKIP_UPDATE_CHECK="${PULUMI_SKIP_UPDATE_CHECK:-true}"
 exec "$pulumi_bin/pulumi" "$@"
