@@ -14,6 +14,9 @@ import { readAccount, type AccountClientOptions } from "../core/accountClient";
 import {
   ACCOUNT_SETTINGS,
   MissingSettingError,
+  configKeyHint,
+  configKeysOf,
+  unknownConfigKeys,
   SETTINGS,
   Settings,
   type SettingName,
@@ -112,7 +115,10 @@ export function liveAccountFromSettings(options: LiveAccountOptions = {}): LiveA
           missing,
           message:
             `${missing.map((m) => `\`${m}\``).join(" and ")} ${missing.length > 1 ? "are" : "is"} missing: ` +
-            missing.map(describeSourceWithoutInput).join("; "),
+            missing.map(describeSourceWithoutInput).join("; ") +
+            unknownConfigKeys(configKeysOf(settings.config))
+              .map((u) => `. ${configKeyHint(u)}`)
+              .join(""),
         };
       }
       if (e instanceof ServiceError) return { status: "failed", message: e.detail };
