@@ -19,7 +19,8 @@ export const PROGRESS_INTERVAL_MS = 1000;
 export const MAX_PROGRESS_LINES = 20;
 /**
  * The gap between two progress lines grows with the drain: at least this share of the time
- * elapsed (1 s, 2 s, 3 s, 4.5 s, 6.75 s, ...), so that a long drain is still reported now and then.
+ * elapsed (lines at about 0 s, 1 s, 2 s, 3 s, 4.5 s, 6.75 s, ...), so that a long drain is still
+ * reported now and then.
  */
 const PROGRESS_GAP_SHARE = 0.5;
 /** Run logs of one resource kept in `svc-recovery/<name>/` (one a drain); older ones are removed. */
@@ -48,7 +49,8 @@ export interface ProgressSample {
  * Prints progress that `pulumi up` shows while a drain runs, e.g. "DlqRecovery `x`: 12345 runs
  * resumed in 260 requests (2400 runs/s, 95 req/s of 100/s allowed), 7 windows in flight"; a
  * `dlqIds` drain ends with ", about 12 s left". At most {@link MAX_PROGRESS_LINES} lines a drain:
- * one after a second, then further apart as the drain goes on, and the final "done" line.
+ * the first page at once, then at least a second apart and further apart as the drain goes on
+ * (half the time elapsed), and the final "done" line.
  */
 export class Progress {
   private lastPrint = 0;
@@ -74,7 +76,8 @@ export class Progress {
     const t = this.now();
     if (!final) {
       const gap = Math.max(PROGRESS_INTERVAL_MS, (t - this.started) * PROGRESS_GAP_SHARE);
-      if (this.printed >= MAX_PROGRESS_LINES - 1 || t - Math.max(this.lastPrint, this.started) < gap) return;
+      // The first page is reported at once; then a line after each gap.
+      if (this.printed >= MAX_PROGRESS_LINES - 1 || (this.printed > 0 && t - this.lastPrint < gap)) return;
     }
     this.lastPrint = t;
     this.printed++;
