@@ -60,7 +60,7 @@ export interface DlqRecoveryArgs extends DlqSelectionArgs {
    * settings are configured, else the service's rate-limit headers).
    */
   maxRequestsPerSecond?: pulumi.Input<number>;
-  /** How many new runs `resumedRuns` keeps in state (0 to 10,000). Default 10 (1,000 before 0.2); counts are always exact. */
+  /** How many new runs `resumedRuns` keeps in state (0 to 10,000). Default 10 (it was 1,000); counts are always exact. */
   maxRecordedRuns?: pulumi.Input<number>;
   /**
    * JSON Lines file (relative to the program folder) that gets every resumed run of every drain;

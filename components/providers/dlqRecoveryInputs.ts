@@ -110,7 +110,7 @@ export const RESULT_FIELDS = [
 
 /**
  * Default and upper bound of `maxRecordedRuns`. The default keeps a DlqRecovery's state small
- * (about 5 kB) and `pulumi up --diff` short; every run is in the run log. (Before 0.2: 1,000.)
+ * (about 7 kB) and `pulumi up --diff` short; every run is in the run log. (It was 1,000.)
  */
 export const DEFAULT_MAX_RECORDED_RUNS = 10;
 export const MAX_RECORDED_RUNS_LIMIT = 10_000;
