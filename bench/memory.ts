@@ -149,12 +149,13 @@ export const requestCount = recovery.requestCount;
     const peaks = sampler?.stop() ?? {};
     const out = await p.outputs();
     if (out.resumedCount !== entries) throw new Error(`CLI drain resumed ${String(out.resumedCount)}`);
-    const logFile = path.join(p.dir, "svc-recovery", "recovery.jsonl");
+    const logDir = path.join(p.dir, "svc-recovery", "recovery"); // one file a drain
+    const logFiles = fs.existsSync(logDir) ? fs.readdirSync(logDir).map((f) => path.join(logDir, f)) : [];
     return {
       ms,
       requestCount: out.requestCount as number,
       stateBytes: fs.statSync(p.stateFile()).size,
-      runLogBytes: fs.existsSync(logFile) ? fs.statSync(logFile).size : 0,
+      runLogBytes: logFiles.reduce((sum, f) => sum + fs.statSync(f).size, 0),
       peaks,
     };
   } finally {
@@ -174,7 +175,7 @@ function cliTable(r: BenchResult, small: CliReport, big: CliReport): void {
       row("`pulumi up` wall time", (c) => `${fmt(c.ms / 1000)} s`),
       row("requests", (c) => String(c.requestCount)),
       row("state file", (c) => fmtBytes(c.stateBytes)),
-      row("run log (svc-recovery/recovery.jsonl)", (c) => fmtBytes(c.runLogBytes)),
+      row("run log (svc-recovery/recovery/<specHash>.jsonl)", (c) => fmtBytes(c.runLogBytes)),
       ...roles.map((role) => row(`peak RSS, ${role}`, (c) => fmtBytes(c.peaks[role] ?? 0))),
     ],
   });

@@ -3,6 +3,7 @@
  *
  * @packageDocumentation
  */
+import "./requireNode"; // first: one clear error on a Node.js older than 22.19
 export { SvcClient, RESUME_PATH, ACCOUNT_PATH } from "./SvcClient";
 export { SvcError, DrainError, isSvcError } from "./errors";
 export type { SvcErrorCode, SvcErrorDetails } from "./errors";

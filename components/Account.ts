@@ -69,6 +69,7 @@ export class Account extends pulumi.dynamic.Resource {
     props.accountApiUrl = args.accountApiUrl;
     props.username = args.username;
     props.allowInsecureHttp = args.allowInsecureHttp;
+    props.accountName = name; // for the provider's messages: "Account `account`"
     props.password = args.password === undefined ? undefined : pulumi.secret(args.password);
     super(
       lazyProvider("pulumi-svc/providers/account"),

@@ -60,15 +60,20 @@ export interface DlqRecoveryArgs extends DlqSelectionArgs {
    * settings are configured, else the service's rate-limit headers).
    */
   maxRequestsPerSecond?: pulumi.Input<number>;
-  /** How many new runs `resumedRuns` keeps in state (0 to 10,000). Default 1,000; counts are always exact. */
+  /** How many new runs `resumedRuns` keeps in state (0 to 10,000). Default 10 (it was 1,000); counts are always exact. */
   maxRecordedRuns?: pulumi.Input<number>;
-  /** JSON Lines file (relative to the program folder) that gets every resumed run; "" for none. Default `svc-recovery/<name>.jsonl`. */
+  /**
+   * JSON Lines file (relative to the program folder) that gets every resumed run of every drain;
+   * "" for none. Default: one file a drain, `svc-recovery/<name>/<specHash>.jsonl`, the newest 10 kept.
+   */
   runLogFile?: pulumi.Input<string>;
 }
 
 /** A resumed run: the new run's ID and creation time (unix ms). */
 export interface ResumedRunOutput {
+  /** The new run's ID (`wfr_...`). */
   workflowRunId: string;
+  /** When the new run was created, unix **milliseconds**. */
   workflowCreatedAt: number;
 }
 
@@ -96,23 +101,30 @@ export class DlqRecovery extends pulumi.dynamic.Resource {
   /** The type token, for policies (`validateResourceOfType`). */
   public static readonly __pulumiType = DLQ_RECOVERY_TYPE;
 
-  /** Runs resumed with known new run IDs. */
+  /** Runs resumed with known new run IDs, over the drain and its continuations (a count). */
   declare public readonly resumedCount: pulumi.Output<number>;
-  /** Resume requests answered. */
+  /** Resume requests the service answered, over the drain and its continuations (a count). */
   declare public readonly requestCount: pulumi.Output<number>;
-  /** New runs: all of them up to `maxRecordedRuns`, then the first ones (see `resumedRunsTruncated`). */
+  /**
+   * The first new runs, at most `maxRecordedRuns` (default 10), each its ID and creation time
+   * (unix milliseconds); every run is in the run log (see `resumedRunsTruncated`).
+   */
   declare public readonly resumedRuns: pulumi.Output<ResumedRunOutput[]>;
-  /** True when `resumedRuns` holds fewer runs than `resumedCount`; the full list is in `runLogFile`. */
+  /** True when `resumedRuns` holds fewer runs than `resumedCount`; the full list is in the run log. */
   declare public readonly resumedRunsTruncated: pulumi.Output<boolean>;
-  /** Requests whose response was lost after the service may have resumed up to 50 runs each. */
+  /** Requests whose response was lost after the service may have resumed up to 50 runs each (a count). */
   declare public readonly ambiguousRequests: pulumi.Output<number>;
-  /** DLQ IDs resumed by a lost response, whose new run IDs never came back. */
+  /** DLQ IDs resumed by a lost response, whose new run IDs never came back (empty when none or unknown). */
   declare public readonly unconfirmedDlqIds: pulumi.Output<string[]>;
-  /** The override headers sent with every request. */
+  /**
+   * The override headers sent with every request, name to value: `Svc-Retries` (a count),
+   * `Svc-Flow-Control-Key`, `Svc-Flow-Control-Value` (`"parallelism=5, rate=10, period=1s"`: runs at
+   * once, runs started per period, the period in seconds); empty when no override is set.
+   */
   declare public readonly overrideHeaders: pulumi.Output<Record<string, string>>;
-  /** ISO time the drain started. */
+  /** When the drain started: an ISO 8601 UTC timestamp (`2026-11-20T08:00:00.000Z`). */
   declare public readonly startedAt: pulumi.Output<string>;
-  /** ISO time the drain finished (or was cut off). */
+  /** When the drain finished (or was cut off): an ISO 8601 UTC timestamp. */
   declare public readonly finishedAt: pulumi.Output<string>;
   /** False when the drain was cut off; the next up continues it. */
   declare public readonly complete: pulumi.Output<boolean>;

@@ -210,15 +210,26 @@ export class Workflow extends pulumi.ComponentResource {
   /** The type token, for policies. */
   public static readonly __pulumiType = WORKFLOW_TYPE;
 
-  /** The workflow's endpoint. */
+  /** The workflow's endpoint: an `http://` or `https://` URL, as given. */
   public readonly url: pulumi.Output<string>;
-  /** Retries of a failed step; `undefined` when not set. */
+  /** Retries of a failed step (a count, 0 to 2,147,483,647, sent as `Svc-Retries`); `undefined` when not set. */
   public readonly retries: pulumi.Output<number | undefined>;
-  /** The delay in seconds; `undefined` when not set. */
+  /**
+   * Delay before a triggered run starts, in **seconds** (a duration such as `"10m"` is converted:
+   * 600), sent as `Svc-Delay: 600s`; `undefined` when not set.
+   */
   public readonly delaySeconds: pulumi.Output<number | undefined>;
-  /** The flow control as given (only the fields that are set); `undefined` when not set. */
+  /**
+   * The flow control as given (only the fields that are set); `undefined` when not set:
+   * `key`; `parallelism`, runs at once (a count); `rate`, runs started per `period`; `period`,
+   * whole **seconds** as a number or a duration string (`"1s"`, `"1m"`).
+   */
   public readonly flowControl: pulumi.Output<WorkflowFlowControl | undefined>;
-  /** The headers to send when triggering the workflow (only those whose setting is set). */
+  /**
+   * The headers an application sends when it triggers the workflow, name to value (only those
+   * whose setting is set): `Svc-Retries` (count), `Svc-Delay` (seconds, `"600s"`),
+   * `Svc-Flow-Control-Key`, `Svc-Flow-Control-Value` (`"parallelism=2, rate=10, period=1s"`).
+   */
   public readonly headers: pulumi.Output<Record<string, string>>;
 
   /**

@@ -4,6 +4,7 @@
  *
  * @packageDocumentation
  */
+import "../client/requireNode"; // first: one clear error on a Node.js older than 22.19
 export { Account } from "./Account";
 export type { AccountArgs, AccountRecordOutputs } from "./Account";
 export { ACCOUNT_FIELDS, ACCOUNT_RECORD_FIELDS, OUTPUT_OF_ACCOUNT_FIELD } from "../core/accountFields";

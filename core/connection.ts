@@ -20,6 +20,8 @@
 /** Reads stack config keys such as `svc:token`. */
 export interface StackConfigReader {
   get(key: string): string | undefined;
+  /** Every key of the stack config, when the reader can list them (for "did you mean" hints). */
+  keys?(): readonly string[];
 }
 
 /** A connection setting: its name and where each source keeps it. */
@@ -58,17 +60,82 @@ export type SettingOrigin = string;
 
 /** Thrown when a required setting is found in no source. */
 export class MissingSettingError extends Error {
+  /**
+   * @param missing - the settings found nowhere
+   * @param context - what needed them, e.g. "DlqRecovery `incident-42`"
+   * @param configKeys - the stack config's keys: a `svc:` key that is no setting gets a hint
+   */
   constructor(
     public readonly missing: SettingName[],
     context: string,
+    configKeys: readonly string[] = [],
   ) {
     super(
       `${context}: no ${missing.map((m) => `\`${m}\``).join(", ")} configured. ` +
         missing.map((m) => describeSources(m)).join("; ") +
-        ".",
+        "." +
+        unknownConfigKeys(configKeys)
+          .map((u) => ` ${configKeyHint(u)}`)
+          .join(""),
     );
     this.name = "MissingSettingError";
   }
+}
+
+/** The config namespace of the settings. */
+const CONFIG_NAMESPACE = "svc:";
+/** The stack config keys of the settings: `svc:accountApiUrl`, ... */
+export const CONFIG_KEYS: readonly string[] = Object.values(SETTINGS).map((s) => s.config);
+
+/** A stack config key in the `svc:` namespace that is no setting, and the known key nearest to it. */
+export interface UnknownConfigKey {
+  key: string;
+  nearest: string;
+}
+
+/**
+ * The keys of `svc:` that are no setting (a misspelling such as `svc:tokn`), each with the
+ * nearest known key (edit distance, case ignored).
+ *
+ * @param keys - the stack config's keys
+ */
+export function unknownConfigKeys(keys: readonly string[]): UnknownConfigKey[] {
+  return keys
+    .filter((k) => k.startsWith(CONFIG_NAMESPACE) && !CONFIG_KEYS.includes(k))
+    .map((key) => {
+      const by = (c: string) => editDistance(key.toLowerCase(), c.toLowerCase());
+      const nearest = [...CONFIG_KEYS].sort((a, b) => by(a) - by(b))[0];
+      return { key, nearest };
+    });
+}
+
+/** "The stack config has `svc:tokn`, which is no setting of pulumi-svc: did you mean `svc:token`?" */
+export function configKeyHint(u: UnknownConfigKey): string {
+  return `The stack config has \`${u.key}\`, which is no setting of pulumi-svc: did you mean \`${u.nearest}\`?`;
+}
+
+/** Levenshtein distance of two short strings. */
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = row;
+  }
+  return prev[b.length];
+}
+
+/**
+ * The keys of a stack config reader: its own `keys()`, else those of the dynamic-provider
+ * server's config (`rawConfig`, the stack config the engine hands to `configure`).
+ */
+export function configKeysOf(config: StackConfigReader | undefined): readonly string[] {
+  if (config === undefined) return [];
+  if (config.keys) return config.keys();
+  const raw = (config as { rawConfig?: unknown }).rawConfig;
+  return raw !== null && typeof raw === "object" ? Object.keys(raw) : [];
 }
 
 /** "set the input `token`, the stack config `svc:token` or the environment variable `SVC_TOKEN`". */
@@ -121,7 +188,7 @@ export function resolveSettings<N extends SettingName>(
     if (r) out[n] = r;
     else missing.push(n);
   }
-  if (missing.length > 0) throw new MissingSettingError(missing, context);
+  if (missing.length > 0) throw new MissingSettingError(missing, context, configKeysOf(config));
   return out;
 }
 

@@ -169,3 +169,26 @@ export function explainServiceError(
   }
   return new ServiceError(what, detail, err.code, err);
 }
+
+/** What the user must fix first, per code: `pulumi up` run again as it is would fail the same way. */
+const FIX_FIRST: Partial<Record<SvcErrorCode, string>> = {
+  SVC_UNAUTHORIZED: "Fix the credentials named above",
+  SVC_NOT_FOUND: "Check the URL and the selection named above",
+  SVC_BAD_REQUEST: "Fix the input the service refused (above)",
+  SVC_INVALID_ARGUMENT: "Fix the input named above",
+  SVC_INSECURE_TRANSPORT: "Use https, or set `allowInsecureHttp: true`",
+  SVC_MISSING_CREDENTIALS: "Configure the setting named above",
+};
+
+/**
+ * The last sentence of a failed drain's message: "Run `pulumi up` again to continue where it
+ * stopped." only where running it again can help (a rate limit, a server error, a lost
+ * connection); after a refusal (401, 403, 404, 400, a refused input) what to fix first.
+ *
+ * @param code - the client's error code, when known
+ */
+export function nextStep(code: SvcErrorCode | undefined): string {
+  const fix = code === undefined ? undefined : FIX_FIRST[code];
+  if (fix === undefined) return "Run `pulumi up` again to continue where it stopped.";
+  return `${fix}; running \`pulumi up\` again before that fails the same way. Then \`pulumi up\` continues where it stopped.`;
+}

@@ -4,24 +4,26 @@
  * of a credential flag).
  */
 import type { EmulatorOptions } from "./options";
-import { isLoopback } from "./options";
+import { DEFAULT_OPTIONS, isLoopback } from "./options";
 import { isPlanName, PLAN_NAMES } from "./plans";
 import { MAX_SEED_COUNT } from "./state";
 
-/** Usage text. */
-export const USAGE = `usage: node -r ts-node/register/transpile-only emulator/cli.ts [flags]
-  --port <n>                 TCP port, 0 picks a free one (default 0)
-  --host <addr>              loopback address (default 127.0.0.1)
-  --dlq <n>                  seeded failed runs (default 0)
-  --seed <n>                 seed of the seeding (default 1)
-  --plan <free|payg|fixed>   account plan preset (default free)
-  --token <t>                bearer token of the resume API
-  --username <u>             Basic username of the account API
-  --password <pw>            Basic password of the account API
-  --no-rate-limit            do not enforce the account's max_requests_per_second
+/** Usage text: every flag with its default (`DEFAULT_OPTIONS`). */
+export const USAGE = `usage: pulumi-svc-emulator [flags]      (in a clone: npm run emulator -- [flags])
+  --port <n>                 TCP port, 0 picks a free one (default ${DEFAULT_OPTIONS.port})
+  --host <addr>              loopback address (default ${DEFAULT_OPTIONS.host})
+  --dlq <n>                  seeded failed runs, spread over the last 3 days (default ${DEFAULT_OPTIONS.dlq})
+  --seed <n>                 seed of the seeding (default ${DEFAULT_OPTIONS.seed})
+  --plan <free|payg|fixed>   account plan preset (default ${DEFAULT_OPTIONS.plan})
+  --token <t>                bearer token of the resume API, svc:token (default ${DEFAULT_OPTIONS.token})
+  --username <u>             Basic username of the account API, svc:username (default ${DEFAULT_OPTIONS.username})
+  --password <pw>            Basic password of the account API, svc:password (default ${DEFAULT_OPTIONS.password})
+  --no-rate-limit            do not enforce the account's max_requests_per_second (default: enforced)
   --daily-limit <n>          resume requests allowed per account and UTC day (default: off)
   --other-client-load <n>    simulate another client using n requests of every second (default 0)
-  --help                     print this text`;
+  --help                     print this text
+One URL serves the account API and the resume API: set both svc:accountApiUrl and svc:baseUrl to it.
+Stops on Ctrl-C (SIGINT) or SIGTERM.`;
 
 /** A bad command line; the CLI exits with status 2. */
 export class CliUsageError extends Error {

@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+import "../client/requireNode"; // first: one clear error on a Node.js older than 22.19
 import { PolicyPack } from "@pulumi/policy";
 import { PACK_NAME, createPolicies } from "./pack";
 

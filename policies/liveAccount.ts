@@ -14,6 +14,9 @@ import { readAccount, type AccountClientOptions } from "../core/accountClient";
 import {
   ACCOUNT_SETTINGS,
   MissingSettingError,
+  configKeyHint,
+  configKeysOf,
+  unknownConfigKeys,
   SETTINGS,
   Settings,
   type SettingName,
@@ -63,6 +66,9 @@ export const pulumiStackConfig: StackConfigReader = {
     if (i <= 0) return undefined;
     return new pulumi.Config(key.slice(0, i)).get(key.slice(i + 1));
   },
+  keys(): readonly string[] {
+    return Object.keys(pulumi.runtime.allConfig());
+  },
 };
 
 /** Options of {@link liveAccountFromSettings}. */
@@ -109,7 +115,10 @@ export function liveAccountFromSettings(options: LiveAccountOptions = {}): LiveA
           missing,
           message:
             `${missing.map((m) => `\`${m}\``).join(" and ")} ${missing.length > 1 ? "are" : "is"} missing: ` +
-            missing.map(describeSourceWithoutInput).join("; "),
+            missing.map(describeSourceWithoutInput).join("; ") +
+            unknownConfigKeys(configKeysOf(settings.config))
+              .map((u) => `. ${configKeyHint(u)}`)
+              .join(""),
         };
       }
       if (e instanceof ServiceError) return { status: "failed", message: e.detail };

@@ -112,7 +112,7 @@ async function main(): Promise<void> {
     console.log(`second up: ${resumes} resume requests, ${reads} account record read (the freshness check)`);
 
     banner(
-      `done in ${((Date.now() - started) / 1000).toFixed(1)} s; the stack stays in .toolchain/state (pulumi stack -s ${STACK})`,
+      `done in ${((Date.now() - started) / 1000).toFixed(1)} s; the stack stays in .toolchain/state (bash toolchain/with-env.sh pulumi stack -s ${STACK})`,
     );
   } finally {
     await emulator.close();

@@ -57,7 +57,7 @@ function figures(
   const byFault: Record<string, number> = {};
   for (const x of log) if (x.fault) byFault[x.fault] = (byFault[x.fault] ?? 0) + 1;
   const runLog = fs
-    .readFileSync(path.join(cwd, "svc-recovery", "soak.jsonl"), "utf8")
+    .readFileSync(path.join(cwd, "svc-recovery", "soak", `${r.outs.specHash}.jsonl`), "utf8")
     .trim()
     .split("\n").length;
   return {

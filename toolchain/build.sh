@@ -27,7 +27,7 @@ mkdir -p "$TC"
 
 sources_hash() {
   {
-    find core components client emulator policies -type f \( -name '*.ts' -o -name '*.json' \) ! -name '*.test.ts' -print0 |
+    find bin core components client emulator policies -type f \( -name '*.ts' -o -name '*.json' \) ! -name '*.test.ts' -print0 |
       LC_ALL=C sort -z | xargs -0 sha256sum
     sha256sum tsconfig.json tsconfig.build.json package-lock.json
   } | sha256sum | cut -c1-16

@@ -4,7 +4,8 @@
 #
 #   1. npm dependencies (npm ci), including Node >= 22 from the npm registry (package `node`)
 #      when the machine's Node is older: npm scripts then find it first on PATH.
-#   2. The Pulumi CLI at the version pinned for @pulumi/pulumi in package.json:
+#   2. The Pulumi CLI at the version pinned in toolchain/go/go.mod (the one place it is written;
+#      toolchain/pulumi-project.ts and the tests read it there too):
 #      - a `pulumi` already on PATH is used when `pulumi version` prints that version;
 #      - otherwise it is built from its Go modules (toolchain/go) with the machine's Go,
 #        version-stamped, into .toolchain/pulumi/<version>/bin, beside the dynamic-provider
@@ -61,7 +62,9 @@ if ((node_major < 22)); then
 fi
 
 # ---------------------------------------------------------------------------- pulumi
-PULUMI_VERSION="v$("$NODE" -p 'require("./package.json").dependencies["@pulumi/pulumi"]')"
+# The CLI version: the `github.com/pulumi/pulumi/pkg/v3` requirement of toolchain/go/go.mod.
+PULUMI_VERSION="$(sed -n 's#^require github.com/pulumi/pulumi/pkg/v3 \(v[0-9][0-9.]*\)$#\1#p' toolchain/go/go.mod)"
+[[ -n "$PULUMI_VERSION" ]] || die "toolchain/go/go.mod has no 'require github.com/pulumi/pulumi/pkg/v3 v<version>' line."
 BIN="$TC/pulumi/$PULUMI_VERSION/bin"
 echo "$PULUMI_VERSION" >"$TC/pulumi-version"
 

@@ -15,8 +15,27 @@ import * as path from "node:path";
 /** The repository root. */
 export const REPO_ROOT = path.resolve(__dirname, "..");
 
-/** The Pulumi CLI version the project pins (same as @pulumi/pulumi). */
-export const PINNED_PULUMI_VERSION = `v${require(path.join(REPO_ROOT, "package.json")).dependencies["@pulumi/pulumi"]}`;
+/**
+ * The Pulumi CLI version the project pins, e.g. `v3.259.0`: written once, as the
+ * `github.com/pulumi/pulumi/pkg/v3` requirement of `toolchain/go/go.mod`, which
+ * `toolchain/provision.sh` builds and reads too.
+ */
+export const PINNED_PULUMI_VERSION = pinnedCliVersion(
+  fs.readFileSync(path.join(REPO_ROOT, "toolchain/go/go.mod"), "utf8"),
+);
+
+/**
+ * The CLI version a `go.mod` requires.
+ *
+ * @param goMod - the text of `toolchain/go/go.mod`
+ * @throws Error when it has no `require github.com/pulumi/pulumi/pkg/v3 v<version>` line
+ */
+export function pinnedCliVersion(goMod: string): string {
+  const m = /^require github\.com\/pulumi\/pulumi\/pkg\/v3 (v\d+\.\d+\.\d+)$/m.exec(goMod);
+  if (m === null)
+    throw new Error("toolchain/go/go.mod has no `require github.com/pulumi/pulumi/pkg/v3 v<version>` line.");
+  return m[1];
+}
 
 /** What one CLI invocation printed. */
 export interface CliResult {

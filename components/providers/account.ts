@@ -2,15 +2,19 @@
  * The `Account` provider: reads `GET {accountApiUrl}/v2/svc/user` (spec 4.2).
  *
  * When the record is read:
- * - `check` (every preview and up) reads nothing; it validates inputs and that the
- *   URL and credentials are configured somewhere.
- * - `diff` (every preview and up of an existing Account) reads the live record and
- *   reports a change when any field differs from the stack's outputs (for instance a
- *   plan upgrade), printing which fields changed; secrets are shown as "(secret)".
+ * - `check` (every preview and up) validates inputs and that the URL and credentials are
+ *   configured somewhere. Of an existing Account it also reads the live record (for `diff`): a
+ *   refusal (401, 403, a wrong URL) is reported there as a check failure, printed once and
+ *   without a stack trace (the dynamic-provider server prints one for an error thrown by `diff`).
+ *   A new Account reads nothing before `create`.
+ * - `diff` (every preview and up of an existing Account) compares the record `check` read with
+ *   the stack's outputs and reports a change when any field differs (for instance a plan
+ *   upgrade), printing which fields changed; secrets are shown as "(secret)".
  * - `create` and `update` read it and store it as outputs.
  * - `read` (`pulumi refresh`) reads it again.
  * - `delete` leaves the service untouched (the account is not managed, only read).
  */
+import "../../client/requireNode"; // first: one clear error on a Node.js older than 22.19
 import type * as pulumi from "@pulumi/pulumi";
 import { SvcError, usernameProblem, type AccountRecord } from "../../client";
 import { resolveEndpoint } from "../../client/transport";
@@ -22,11 +26,19 @@ import {
   Settings,
   type StackConfigReader,
 } from "../../core/connection";
-import { Failures, checkBoolean, checkString, checkUrl } from "../../core/messages";
+import { Failures, ServiceError, checkBoolean, checkString, checkUrl } from "../../core/messages";
 import { containsUnknown, isUnknown } from "../../core/tokens";
 
-/** Inputs of the Account provider, resolved (no Outputs). */
-export type AccountInputs = AccountConnectionInputs;
+/** Inputs of the Account provider, resolved (no Outputs): the connection and the resource's name. */
+export type AccountInputs = AccountConnectionInputs & {
+  /** The resource's name, for messages ("Account `account`"). */
+  accountName?: string;
+};
+
+/** "Account `account`", or "Account" when the name is not known (state of an earlier version). */
+export function accountLabel(inputs: { accountName?: unknown }): string {
+  return typeof inputs.accountName === "string" ? `Account \`${inputs.accountName}\`` : "Account";
+}
 
 /** Outputs of the Account provider: the record in camelCase, plus the connection inputs that are not secret. */
 export type AccountOutputs = Record<string, unknown> & {
@@ -61,6 +73,8 @@ export function changedFields(olds: Record<string, unknown>, fresh: Record<strin
 export class AccountProvider implements pulumi.dynamic.ResourceProvider {
   /** Stack config and environment; replaced by `configure`. */
   private settings: Settings;
+  /** Records `check` read for the `diff` that follows, by {@link diffKey}. */
+  private readonly checked = new Map<string, AccountRecord>();
 
   /**
    * @param env - the environment (injectable for tests)
@@ -74,7 +88,7 @@ export class AccountProvider implements pulumi.dynamic.ResourceProvider {
     this.settings = new Settings(this.settings.env, req.config);
   }
 
-  async check(_olds: AccountInputs, news: AccountInputs): Promise<pulumi.dynamic.CheckResult<AccountInputs>> {
+  async check(olds: AccountInputs, news: AccountInputs): Promise<pulumi.dynamic.CheckResult<AccountInputs>> {
     const f = new Failures();
     checkUrl(f, "accountApiUrl", news.accountApiUrl);
     checkString(f, "username", news.username);
@@ -84,7 +98,7 @@ export class AccountProvider implements pulumi.dynamic.ResourceProvider {
     checkBoolean(f, "allowInsecureHttp", news.allowInsecureHttp);
     if (f.list.length === 0 && !containsUnknown(news)) {
       try {
-        const s = this.settings.require(ACCOUNT_SETTINGS, news, "Account");
+        const s = this.settings.require(ACCOUNT_SETTINGS, news, accountLabel(news));
         // The same transport rule the client applies at up, reported at preview.
         resolveEndpoint(s.accountApiUrl.value, "accountApiUrl", news.allowInsecureHttp === true);
         const configured = usernameProblem(s.username.value, s.username.origin);
@@ -95,7 +109,24 @@ export class AccountProvider implements pulumi.dynamic.ResourceProvider {
         else throw e;
       }
     }
+    // An existing Account: read the record now, so that a refusal is one check failure.
+    if (f.list.length === 0 && !containsUnknown(news) && Object.keys(olds).length > 0) {
+      await this.readForDiff(news, f);
+    }
     return { inputs: news, failures: f.result() };
+  }
+
+  /**
+   * Reads the record `diff` compares; a service error becomes a failure of the resource as a
+   * whole (no property: the engine then prints "resource 'account' has a problem: ...").
+   */
+  private async readForDiff(news: AccountInputs, f: Failures): Promise<void> {
+    try {
+      this.checked.set(diffKey(news), await this.fetch(news, accountLabel(news)));
+    } catch (e) {
+      if (!(e instanceof ServiceError)) throw e;
+      f.add("", e.message);
+    }
   }
 
   async diff(_id: string, olds: AccountOutputs, news: AccountInputs): Promise<pulumi.dynamic.DiffResult> {
@@ -104,18 +135,20 @@ export class AccountProvider implements pulumi.dynamic.ResourceProvider {
     );
     // An input unknown during preview cannot be "no change", and must not be sent.
     if (inputsChanged || containsUnknown(news)) return { changes: true };
-    const fresh = recordToOutputs(await this.fetch(news, "Account (preview)"));
-    const changes = changedFields(olds, fresh);
+    const key = diffKey(news);
+    const record = this.checked.get(key) ?? (await this.fetch(news, accountLabel(news)));
+    this.checked.delete(key);
+    const changes = changedFields(olds, recordToOutputs(record));
     if (changes.length > 0) {
       console.log(
-        `Account ${String(olds.accountId)}: the account record changed since the last deployment: ${changes.join("; ")}`,
+        `${accountLabel(news)}: the account record changed since the last deployment: ${changes.join("; ")}`,
       );
     }
     return { changes: changes.length > 0 };
   }
 
   async create(inputs: AccountInputs): Promise<pulumi.dynamic.CreateResult<AccountOutputs>> {
-    const record = await this.fetch(inputs, "Account");
+    const record = await this.fetch(inputs, accountLabel(inputs));
     return { id: record.id, outs: this.outputs(inputs, record) };
   }
 
@@ -124,12 +157,13 @@ export class AccountProvider implements pulumi.dynamic.ResourceProvider {
     _olds: AccountOutputs,
     news: AccountInputs,
   ): Promise<pulumi.dynamic.UpdateResult<AccountOutputs>> {
-    const record = await this.fetch(news, "Account");
+    const record = await this.fetch(news, accountLabel(news));
     return { outs: this.outputs(news, record) };
   }
 
   async read(_id: string, props: AccountOutputs): Promise<pulumi.dynamic.ReadResult<AccountOutputs>> {
     const inputs: AccountInputs = {
+      accountName: typeof props.accountName === "string" ? props.accountName : undefined,
       accountApiUrl: props.accountApiUrl,
       username: props.username,
       allowInsecureHttp: props.allowInsecureHttp,
@@ -140,7 +174,7 @@ export class AccountProvider implements pulumi.dynamic.ResourceProvider {
     if (!this.settings.get("password") && typeof props.password === "string" && !isUnknown(props.password)) {
       inputs.password = props.password;
     }
-    const record = await this.fetch(inputs, "Account (refresh)");
+    const record = await this.fetch(inputs, `${accountLabel(inputs)} (refresh)`);
     return { id: record.id, props: this.outputs(inputs, record) };
   }
 
@@ -154,12 +188,23 @@ export class AccountProvider implements pulumi.dynamic.ResourceProvider {
     if (inputs.accountApiUrl) outs.accountApiUrl = inputs.accountApiUrl;
     if (inputs.username) outs.username = inputs.username;
     if (inputs.allowInsecureHttp !== undefined) outs.allowInsecureHttp = inputs.allowInsecureHttp;
+    if (inputs.accountName !== undefined) outs.accountName = inputs.accountName;
     return outs;
   }
 
   private async fetch(inputs: AccountInputs, what: string): Promise<AccountRecord> {
     return (await readAccount(this.settings, inputs, what)).record;
   }
+}
+
+/** Which Account and connection a record read by `check` belongs to. */
+function diffKey(inputs: AccountInputs): string {
+  return JSON.stringify([
+    inputs.accountName,
+    inputs.accountApiUrl,
+    inputs.username,
+    inputs.allowInsecureHttp,
+  ]);
 }
 
 /** The instance the `Account` resource's provider loads. */

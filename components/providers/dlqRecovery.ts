@@ -26,6 +26,7 @@
  * The inputs and their checks are in `dlqRecoveryInputs.ts`, progress lines and the run log in
  * `dlqRecoveryProgress.ts`.
  */
+import "../../client/requireNode"; // first: one clear error on a Node.js older than 22.19
 import * as crypto from "node:crypto";
 import type * as pulumi from "@pulumi/pulumi";
 import {
@@ -50,7 +51,7 @@ import {
   Settings,
   type StackConfigReader,
 } from "../../core/connection";
-import { describeOrigins, explainServiceError } from "../../core/messages";
+import { describeOrigins, explainServiceError, nextStep } from "../../core/messages";
 import { containsUnknown } from "../../core/tokens";
 import {
   DEFAULT_MAX_RECORDED_RUNS,
@@ -165,6 +166,15 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
       );
       return { changes: true };
     }
+    const recorded = olds.resumedRuns?.length ?? 0;
+    if (recorded > maxRecordedOf(news)) {
+      // State written before the smaller default: the next up trims it, sending nothing.
+      this.deps.log(
+        `${recoveryLabel(news)}: the state keeps ${recorded} resumed runs, more than \`maxRecordedRuns\` ` +
+          `(${maxRecordedOf(news)}); the next up trims it and sends nothing (every run stays in the run log).`,
+      );
+      return { changes: true };
+    }
     return { changes: false };
   }
 
@@ -186,7 +196,7 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
       const results = Object.fromEntries(
         RESULT_FIELDS.filter((k) => olds[k] !== undefined).map((k) => [k, olds[k]]),
       );
-      return { outs: { ...publicInputs(news), ...results } as DlqRecoveryOutputs };
+      return { outs: trimRecorded({ ...publicInputs(news), ...results } as DlqRecoveryOutputs, news) };
     }
     return { outs: await this.drain(id, news, sameSpec ? olds : undefined) };
   }
@@ -332,7 +342,7 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
       const outs = result(e.partial, false, explained.message);
       const message =
         `${explained.message}\n${label} was cut off after resuming ${outs.resumedCount} runs in ${outs.requestCount} requests; ` +
-        "they are recorded in the state. Run `pulumi up` again to continue where it stopped.";
+        `they are recorded in the state. ${nextStep(e.code)}`;
       throw new PartialStateError(
         message,
         id,
@@ -377,6 +387,19 @@ function cursorRefused(inputs: DlqRecoveryInputs, w: DrainWindow): string {
     return `${label}: the saved cursor was refused; starting the drain over.`;
   }
   return `${label}: the saved cursor of window [${w.from ?? "…"}, ${w.to ?? "…"}] was refused; that window starts over.`;
+}
+
+/** The `maxRecordedRuns` of the inputs, or its default. */
+function maxRecordedOf(inputs: DlqRecoveryInputs): number {
+  return inputs.maxRecordedRuns ?? DEFAULT_MAX_RECORDED_RUNS;
+}
+
+/** The outputs with `resumedRuns` cut to `maxRecordedRuns` (state of an older version kept up to 1,000). */
+function trimRecorded(outs: DlqRecoveryOutputs, inputs: DlqRecoveryInputs): DlqRecoveryOutputs {
+  const max = maxRecordedOf(inputs);
+  if (!Array.isArray(outs.resumedRuns) || outs.resumedRuns.length <= max) return outs;
+  const resumedRuns = outs.resumedRuns.slice(0, max);
+  return { ...outs, resumedRuns, resumedRunsTruncated: resumedRuns.length < outs.resumedCount };
 }
 
 /** The lower of two optional rates. */

@@ -6,6 +6,7 @@
  *
  * @packageDocumentation
  */
+import "../../client/requireNode"; // first: one clear error on a Node.js older than 22.19
 import * as crypto from "node:crypto";
 import {
   FILTER_FIELDS,
@@ -107,8 +108,11 @@ export const RESULT_FIELDS = [
   "specHash",
 ] as const satisfies readonly (keyof DlqRecoveryOutputs)[];
 
-/** Default and upper bound of `maxRecordedRuns`. */
-export const DEFAULT_MAX_RECORDED_RUNS = 1000;
+/**
+ * Default and upper bound of `maxRecordedRuns`. The default keeps a DlqRecovery's state small
+ * (about 7 kB) and `pulumi up --diff` short; every run is in the run log. (It was 1,000.)
+ */
+export const DEFAULT_MAX_RECORDED_RUNS = 10;
 export const MAX_RECORDED_RUNS_LIMIT = 10_000;
 /** Upper bound of `concurrency`. */
 export const MAX_CONCURRENCY = 32;

@@ -1,17 +1,35 @@
 /**
- * What a `DlqRecovery` drain reports while it runs: the progress lines `pulumi up` prints, and
- * the run log, a JSON Lines file that receives every resumed run (the full list of a huge drain
- * lives there; the state keeps the first `maxRecordedRuns`).
+ * What a `DlqRecovery` drain reports while it runs: the progress lines `pulumi up` prints (at
+ * most {@link MAX_PROGRESS_LINES} a drain, whatever its size), and the run log, a JSON Lines file
+ * that receives every resumed run (the full list of a huge drain lives there; the state keeps
+ * the first `maxRecordedRuns`): one file per drain, `svc-recovery/<name>/<specHash>.jsonl`, the
+ * newest {@link RUN_LOGS_KEPT} of a resource kept.
  *
  * @packageDocumentation
  */
+import "../../client/requireNode"; // first: one clear error on a Node.js older than 22.19
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { ResumedRun } from "../../client";
-import type { DlqRecoveryInputs } from "./dlqRecoveryInputs";
+import { specHash, type DlqRecoveryInputs } from "./dlqRecoveryInputs";
 
 /** Least time between two progress lines, milliseconds. */
 export const PROGRESS_INTERVAL_MS = 1000;
+/** Most progress lines one drain prints, the final "done" line included. */
+export const MAX_PROGRESS_LINES = 20;
+/**
+ * The gap between two progress lines grows with the drain: at least this share of the time
+ * elapsed (lines at about 0 s, 1 s, 2 s, 3 s, 4.5 s, 6.75 s, ...), so that a long drain is still
+ * reported now and then.
+ */
+const PROGRESS_GAP_SHARE = 0.5;
+/** Run logs of one resource kept in `svc-recovery/<name>/` (one a drain); older ones are removed. */
+export const RUN_LOGS_KEPT = 10;
+
+/** "1 run", "2 runs": a count and its noun, singular or plural. */
+export function count(n: number, noun: string, plural = `${noun}s`): string {
+  return `${n} ${n === 1 ? noun : plural}`;
+}
 
 /** What a drain has done so far in this continuation, and how it goes. */
 export interface ProgressSample {
@@ -39,12 +57,15 @@ export function dailyLow(daily: ProgressSample["daily"]): string {
 }
 
 /**
- * Prints progress that `pulumi up` shows while a drain runs (at most one line a second), e.g.
- * "DlqRecovery `x`: 12345 runs resumed in 260 requests (2400 runs/s, 95 req/s of 100/s allowed),
- * 7 windows in flight"; a `dlqIds` drain ends with ", about 12 s left".
+ * Prints progress that `pulumi up` shows while a drain runs, e.g. "DlqRecovery `x`: 12345 runs
+ * resumed in 260 requests (2400 runs/s, 95 req/s of 100/s allowed), 7 windows in flight"; a
+ * `dlqIds` drain ends with ", about 12 s left". At most {@link MAX_PROGRESS_LINES} lines a drain:
+ * the first page at once, then at least a second apart and further apart as the drain goes on
+ * (half the time elapsed), and the final "done" line.
  */
 export class Progress {
   private lastPrint = 0;
+  private printed = 0;
 
   /**
    * @param name - the resource's name
@@ -64,19 +85,25 @@ export class Progress {
   /** Reports the counts after a page; `final` prints regardless of the interval and says "done". */
   page(p: ProgressSample, final = false): void {
     const t = this.now();
-    if (!final && t - this.lastPrint < PROGRESS_INTERVAL_MS) return;
+    if (!final) {
+      const gap = Math.max(PROGRESS_INTERVAL_MS, (t - this.started) * PROGRESS_GAP_SHARE);
+      // The first page is reported at once; then a line after each gap.
+      if (this.printed >= MAX_PROGRESS_LINES - 1 || (this.printed > 0 && t - this.lastPrint < gap)) return;
+    }
     this.lastPrint = t;
+    this.printed++;
     const secs = Math.max((t - this.started) / 1000, 0.001);
     const head =
-      `DlqRecovery \`${this.name}\`: ${this.base.resumed + p.resumed} runs resumed in ` +
-      `${this.base.requests + p.requests} requests (${Math.round(p.resumed / secs)} runs/s`;
+      `DlqRecovery \`${this.name}\`: ${count(this.base.resumed + p.resumed, "run")} resumed in ` +
+      `${count(this.base.requests + p.requests, "request")} (${Math.round(p.resumed / secs)} runs/s`;
     if (final) {
       this.log(`${head}), done`);
       return;
     }
     const reqRate = p.requests / secs;
     const allowed = p.allowedPerSecond === undefined ? "" : ` of ${Math.round(p.allowedPerSecond)}/s allowed`;
-    const windows = p.windowsInFlight === undefined ? "" : `, ${p.windowsInFlight} windows in flight`;
+    const windows =
+      p.windowsInFlight === undefined ? "" : `, ${count(p.windowsInFlight, "window")} in flight`;
     const left =
       p.requestsLeft === undefined || reqRate <= 0
         ? ""
@@ -85,15 +112,26 @@ export class Progress {
   }
 }
 
-/** The run log's path relative to the program folder: `runLogFile`, else `svc-recovery/<name>.jsonl`. */
+/**
+ * The run log's path relative to the program folder: `runLogFile` when set (one file, appended to
+ * by every drain), else one file per drain, `svc-recovery/<name>/<specHash>.jsonl` (a drain cut
+ * off and continued appends to its own file; a new drain, after a change of the selection, an
+ * override or `triggers`, starts a new one).
+ */
 export function runLogPath(inputs: DlqRecoveryInputs): string {
-  return inputs.runLogFile ?? path.join("svc-recovery", `${inputs.recoveryName ?? "dlq-recovery"}.jsonl`);
+  return (
+    inputs.runLogFile ??
+    path.join("svc-recovery", inputs.recoveryName ?? "dlq-recovery", `${specHash(inputs)}.jsonl`)
+  );
 }
 
 /**
- * Opens the run log: a function that appends runs to it, one JSON object a line.
+ * Opens the run log: a function that appends runs to it, one JSON object a line. A new default
+ * run log removes the oldest of the resource's folder beyond the newest {@link RUN_LOGS_KEPT}
+ * (files of other names there, and logs elsewhere, such as the single `svc-recovery/<name>.jsonl`
+ * of earlier versions, are left where they are).
  *
- * @param inputs - `runLogFile` (`""` for none) and `recoveryName`
+ * @param inputs - `runLogFile` (`""` for none), `recoveryName` and the drain's spec
  * @param cwd - the program folder
  * @returns the appender, or undefined when the run log is disabled
  */
@@ -104,8 +142,28 @@ export function openRunLog(
   if (inputs.runLogFile === "") return undefined;
   const file = path.resolve(cwd, runLogPath(inputs));
   fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (inputs.runLogFile === undefined && !fs.existsSync(file)) {
+    fs.writeFileSync(file, "");
+    pruneRunLogs(path.dirname(file), RUN_LOGS_KEPT, path.basename(file));
+  }
   return (runs) => {
     if (runs.length === 0) return;
     fs.appendFileSync(file, runs.map((r) => JSON.stringify(r)).join("\n") + "\n");
   };
+}
+
+/**
+ * Removes the oldest drain run logs (`<16 hex digits>.jsonl`) of a folder beyond the newest `keep`.
+ *
+ * @param dir - a resource's run log folder, `svc-recovery/<name>`
+ * @param keep - how many to keep, `current` included
+ * @param current - the file of the drain that starts now: always kept
+ */
+export function pruneRunLogs(dir: string, keep: number, current: string): void {
+  const logs = fs
+    .readdirSync(dir)
+    .filter((f) => f !== current && /^[0-9a-f]{16}\.jsonl$/.test(f))
+    .map((f) => ({ f, t: fs.statSync(path.join(dir, f)).mtimeMs }))
+    .sort((a, b) => b.t - a.t);
+  for (const { f } of logs.slice(Math.max(keep - 1, 0))) fs.rmSync(path.join(dir, f), { force: true });
 }

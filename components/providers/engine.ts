@@ -8,6 +8,7 @@
  * The dynamic-provider process is started with the engine's address as its first
  * argument; a failed TCP connect to it means the engine is gone.
  */
+import "../../client/requireNode"; // first: one clear error on a Node.js older than 22.19
 import * as net from "node:net";
 
 /** The engine's `host:port` when this process is a dynamic provider; else undefined. */

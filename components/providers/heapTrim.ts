@@ -14,6 +14,7 @@
  *
  * @packageDocumentation
  */
+import "../../client/requireNode"; // first: one clear error on a Node.js older than 22.19
 import * as v8 from "node:v8";
 import * as vm from "node:vm";
 

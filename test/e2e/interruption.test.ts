@@ -53,9 +53,14 @@ function running(pid: number): boolean {
   }
 }
 
+/** Lines of the resource's run logs (`svc-recovery/recovery/`, one file a drain). */
 function runLogLines(p: PulumiProject): number {
-  const file = path.join(p.dir, "svc-recovery", "recovery.jsonl");
-  return fs.existsSync(file) ? fs.readFileSync(file, "utf8").trim().split("\n").filter(Boolean).length : 0;
+  const dir = path.join(p.dir, "svc-recovery", "recovery");
+  if (!fs.existsSync(dir)) return 0;
+  return fs
+    .readdirSync(dir)
+    .map((f) => fs.readFileSync(path.join(dir, f), "utf8").trim().split("\n").filter(Boolean).length)
+    .reduce((a, b) => a + b, 0);
 }
 
 async function until(cond: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {

@@ -13,7 +13,10 @@ import { PulumiProject, REPO_ROOT } from "../helpers/pulumi";
 import { assertNoSecrets, secretForms } from "../helpers/secrets";
 
 const CONTEXT_PACK = path.join(REPO_ROOT, "test", "fixtures", "context-pack");
-const PULUMI_VERSION: string = require(path.join(REPO_ROOT, "package.json")).dependencies["@pulumi/pulumi"];
+/** The SDK version this repository installs (the lockfile pins it). */
+const PULUMI_VERSION: string = require(
+  path.join(REPO_ROOT, "node_modules/@pulumi/pulumi/package.json"),
+).version;
 
 /** What the context pack reported (its violation message `context={...}`). */
 interface PackContext {

@@ -44,7 +44,7 @@ describe("e2e: the npm package", function () {
     const packed = await project.exec("npm", ["pack", REPO_ROOT, "--pack-destination", packDir, "--silent"]);
     tarball = path.join(packDir, packed.stdout.trim().split("\n").pop() ?? "");
     assert.ok(fs.existsSync(tarball), `npm pack produced ${tarball}`);
-    const version = require(path.join(REPO_ROOT, "package.json")).dependencies["@pulumi/pulumi"];
+    const version = require(path.join(REPO_ROOT, "node_modules/@pulumi/pulumi/package.json")).version;
     await project.exec("npm", [
       "install",
       "--prefer-offline",

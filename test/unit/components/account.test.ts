@@ -396,11 +396,16 @@ describe("components/providers/account: diff", () => {
   it("reports a plan upgrade as a change and logs the changed fields", async () => {
     const { p, c } = await created();
     emu().setPlan("payg");
-    const d = await p.diff(c.id, c.outs, inputs(emu()));
+    const d = await p.diff(c.id, c.outs, { ...inputs(emu()), accountName: "acct" });
     assert.equal(d.changes, true);
     assert.equal(lines.length, 1);
     const line = lines[0];
-    assert.ok(line.includes(c.id), line);
+    // Named by the resource, as DlqRecovery messages are, not by the account's UUID.
+    assert.ok(
+      line.startsWith("Account `acct`: the account record changed since the last deployment: "),
+      line,
+    );
+    assert.ok(!line.includes(c.id), line);
     assert.ok(line.includes("maxParallelism: 2 → 10"), line);
     assert.ok(line.includes("maxGlobalParallelism: 10 → 100"), line);
     assert.ok(line.includes('type: "free" → "paid"'), line);
@@ -613,5 +618,44 @@ describe("components/providers/account: configure", () => {
     } as never);
     const r = await p.create({});
     assert.equal(r.outs.maxParallelism, 10);
+  });
+});
+
+describe("components/providers/account: a refusal at check, printed once", () => {
+  const emu = useEmulator({ plan: "free" });
+  captureConsole();
+
+  it("an existing Account with a wrong password: one check failure naming the resource and what to fix", async () => {
+    const p = accountProvider();
+    const c = await p.create(inputs(emu()));
+    const before = requests(emu()).length;
+    const news = { ...inputs(emu()), password: "pw-WRONG-secret-1", accountName: "acct" };
+    const r = await p.check({ ...news }, news);
+    assert.equal(requests(emu()).length, before + 1, "check read the record once");
+    assert.equal(r.failures?.length, 1, JSON.stringify(r.failures));
+    const [failure] = r.failures ?? [];
+    assert.equal(failure.property, "", "the resource as a whole");
+    assert.match(failure.reason, /^Account `acct`: the service at .* rejected the credentials \(HTTP 401\)/);
+    assert.match(failure.reason, /Check those values\.$/);
+    assert.ok(!failure.reason.includes("pw-WRONG-secret-1"));
+    assert.ok(!/pulumi up` again/.test(failure.reason), failure.reason);
+    void c;
+  });
+
+  it("an existing Account: diff compares the record check read, without a second request", async () => {
+    const p = accountProvider();
+    const c = await p.create(inputs(emu()));
+    const news = { ...inputs(emu()), accountName: "acct" };
+    const before = requests(emu()).length;
+    assert.equal((await p.check({ ...news }, news)).failures, undefined);
+    assert.equal((await p.diff(c.id, c.outs, news)).changes, false);
+    assert.equal(requests(emu()).length, before + 1);
+  });
+
+  it("a new Account: check reads nothing", async () => {
+    const p = accountProvider();
+    const before = requests(emu()).length;
+    assert.equal((await p.check({}, inputs(emu()))).failures, undefined);
+    assert.equal(requests(emu()).length, before);
   });
 });

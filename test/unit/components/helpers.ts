@@ -203,7 +203,15 @@ export function happyDlq(
 
 /** Inputs that drain everything in `emu` with the test token. */
 export function drainAll(emu: RunningEmulator, patch: Partial<DlqRecoveryInputs> = {}): DlqRecoveryInputs {
-  return { all: true, baseUrl: emu.url, token: TOKEN, recoveryName: "drain-all", ...patch };
+  // maxRecordedRuns 1,000 (not the default 10): the tests compare the recorded runs with the ledger.
+  return {
+    all: true,
+    baseUrl: emu.url,
+    token: TOKEN,
+    recoveryName: "drain-all",
+    maxRecordedRuns: 1_000,
+    ...patch,
+  };
 }
 
 /** A rejected create/update: the message and the partial state the engine saves. */

@@ -164,7 +164,7 @@ describe("regressions: DlqRecovery provider", () => {
     const { provider } = dlqProvider();
     const withTuning = drainAll(emu(), { maxRecordedRuns: 30, concurrency: 2 });
     const { id, outs } = await provider.create(withTuning);
-    const news = drainAll(emu());
+    const news = drainAll(emu(), { maxRecordedRuns: undefined });
     assert.equal((await provider.diff(id, outs, news)).changes, true);
     const updated = (await provider.update(id, outs, news)).outs;
     assert.equal(updated.maxRecordedRuns, undefined);

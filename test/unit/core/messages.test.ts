@@ -1,6 +1,6 @@
 import { strict as assert } from "node:assert";
 import { SvcError } from "../../../client";
-import { ServiceError, describeOrigins, explainServiceError, show } from "../../../core/messages";
+import { ServiceError, describeOrigins, explainServiceError, nextStep, show } from "../../../core/messages";
 import { UNKNOWN, containsUnknown } from "../../../core/tokens";
 
 describe("core/messages", () => {
@@ -61,5 +61,32 @@ describe("core/messages", () => {
     assert.equal(show("abc", { withType: true }), '"abc" (string)');
     assert.equal(show(undefined, { withType: true }), "nothing (field missing)");
     assert.equal(show("hunter22", { withType: true, secret: true }), "(redacted) (string)");
+  });
+});
+
+describe("core/messages: nextStep", () => {
+  it("says run `pulumi up` again only where that can help", () => {
+    for (const code of [
+      "SVC_RATE_LIMITED",
+      "SVC_SERVER_ERROR",
+      "SVC_CONNECTION_LOST",
+      "SVC_TIMEOUT",
+    ] as const) {
+      assert.equal(nextStep(code), "Run `pulumi up` again to continue where it stopped.", code);
+    }
+  });
+
+  it("after a refusal (401/403, 404, 400, a refused input) says what to fix first", () => {
+    const cases = {
+      SVC_UNAUTHORIZED: "Fix the credentials named above",
+      SVC_NOT_FOUND: "Check the URL and the selection named above",
+      SVC_BAD_REQUEST: "Fix the input the service refused (above)",
+      SVC_INVALID_ARGUMENT: "Fix the input named above",
+    } as const;
+    for (const [code, fix] of Object.entries(cases)) {
+      const text = nextStep(code as keyof typeof cases);
+      assert.ok(text.startsWith(`${fix}; running \`pulumi up\` again before that fails the same way.`), text);
+      assert.ok(!text.includes("Run `pulumi up` again"), text);
+    }
   });
 });

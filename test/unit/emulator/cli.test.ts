@@ -5,6 +5,8 @@ import path from "node:path";
 import { parseCliArgs } from "../../../emulator/cli-args";
 
 const ROOT = path.resolve(__dirname, "../../..");
+/** Lines of the start-up text, the last one "Stop with Ctrl-C (or SIGTERM)." */
+const STARTUP_LINES = 10;
 
 /** A spawned CLI with its collected output. */
 interface Cli {
@@ -74,12 +76,20 @@ describe("emulator CLI", function () {
       "4",
     ]);
     try {
-      const [first, second] = await waitForLines(cli, 2);
-      const match = /^svc emulator listening on (http:\/\/127\.0\.0\.1:(\d+))$/.exec(first);
-      assert.ok(match, first);
-      assert.match(second, /\/admin/);
-      assert.match(second, /rate limit max_requests_per_second \(100\) enforced/);
+      const lines = await waitForLines(cli, STARTUP_LINES);
+      const match = /^svc emulator listening on (http:\/\/127\.0\.0\.1:(\d+))$/.exec(lines[0]);
+      assert.ok(match, lines[0]);
       const url = match[1];
+      const text = lines.join("\n");
+      // One URL for both settings; credentials given as flags are not echoed.
+      assert.ok(lines.includes(`  pulumi config set svc:accountApiUrl ${url}`), text);
+      assert.ok(lines.includes(`  pulumi config set svc:baseUrl ${url}`), text);
+      assert.ok(lines.includes("  pulumi config set --secret svc:token <as given with --token>"), text);
+      assert.match(
+        text,
+        /DLQ: 60 failed runs of the workflow URLs http:\/\/127\.0\.0\.1\/workflows\/orders, /,
+      );
+      assert.match(text, /\/admin.*rate limit max_requests_per_second \(100\) enforced/);
       const res = await fetch(`${url}/v2/workflows/dlq/resume`, {
         method: "POST",
         headers: { authorization: "Bearer cli-secret-token" },
@@ -107,9 +117,14 @@ describe("emulator CLI", function () {
   it("--no-rate-limit: says so, and answers without rate-limit headers", async () => {
     const cli = spawnCli(["--port", "0", "--dlq", "1", "--no-rate-limit"]);
     try {
-      const [first, second] = await waitForLines(cli, 2);
-      assert.match(second, /rate limit off/);
-      const url = (/listening on (\S+)$/.exec(first) ?? [])[1];
+      const lines = await waitForLines(cli, STARTUP_LINES);
+      assert.match(lines.join("\n"), /rate limit off/);
+      // The default credentials in full, so that a program can be pointed at it.
+      assert.ok(lines.includes("  pulumi config set svc:username emulator@example.com"), lines.join("\n"));
+      assert.ok(lines.includes("  pulumi config set --secret svc:password emulator-password"));
+      assert.ok(lines.includes("  pulumi config set --secret svc:token emulator-token"));
+      assert.match(lines.join("\n"), /DLQ: 1 failed run of /);
+      const url = (/listening on (\S+)$/.exec(lines[0]) ?? [])[1];
       const res = await fetch(`${url}/v2/workflows/dlq/resume`, {
         method: "POST",
         headers: { authorization: "Bearer emulator-token" },
@@ -127,6 +142,57 @@ describe("emulator CLI", function () {
     await waitForLines(cli, 1);
     cli.child.kill("SIGINT");
     assert.equal(await cli.exit, 0);
+  });
+
+  it("--help lists every flag with its default", async () => {
+    const cli = spawnCli(["--help"]);
+    assert.equal(await cli.exit, 0);
+    for (const flag of [
+      "port",
+      "host",
+      "dlq",
+      "seed",
+      "plan",
+      "token",
+      "username",
+      "password",
+      "no-rate-limit",
+    ]) {
+      const line = cli.stdout.split("\n").find((l) => l.trimStart().startsWith(`--${flag} `));
+      assert.ok(line !== undefined, `--${flag} in ${cli.stdout}`);
+      assert.match(line, /\(default/, line);
+    }
+    assert.match(cli.stdout, /default emulator-token\)/);
+    assert.match(cli.stdout, /set both svc:accountApiUrl and svc:baseUrl to it/);
+  });
+
+  it("started through npm (`npm run emulator`), stops when npm gets SIGTERM: the port is free again", async () => {
+    const child = spawn("npm", ["run", "--silent", "emulator", "--", "--port", "0"], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const cli: Cli = {
+      child,
+      stdout: "",
+      stderr: "",
+      exit: new Promise((resolve) => child.on("exit", (code) => resolve(code))),
+    };
+    child.stdout?.on("data", (chunk: Buffer) => (cli.stdout += chunk.toString()));
+    child.stderr?.on("data", (chunk: Buffer) => (cli.stderr += chunk.toString()));
+    const [first] = await waitForLines(cli, STARTUP_LINES);
+    const url = (/listening on (\S+)$/.exec(first) ?? [])[1];
+    assert.equal((await fetch(`${url}/admin`)).status, 200);
+    child.kill("SIGTERM"); // npm's own process, as `kill $!` after `npm run emulator ... &`
+    await cli.exit;
+    let refused = false;
+    for (let i = 0; i < 100 && !refused; i++) {
+      refused = await fetch(`${url}/admin`).then(
+        () => false,
+        () => true,
+      );
+      if (!refused) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.ok(refused, `the emulator still serves ${url} 10 s after npm got SIGTERM`);
   });
 
   it("exits 2 naming the flag and value on a bad flag", async () => {

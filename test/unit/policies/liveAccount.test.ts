@@ -52,6 +52,22 @@ describe("policies: the live account record", () => {
     );
   });
 
+  it("names a misspelled svc: key with the nearest known one", async () => {
+    const values = { "svc:pasword": "x" };
+    const r = await liveAccountFromSettings({
+      env: { SVC_ACCOUNT_API_URL: emulator.url, SVC_USERNAME: "u" },
+      config: {
+        get: (key: string) => (values as Record<string, string>)[key],
+        keys: () => Object.keys(values),
+      },
+    })();
+    assertStatus(r, "incomplete");
+    assert.match(
+      r.message,
+      /`password` is missing: .*\. The stack config has `svc:pasword`, which is no setting of pulumi-svc: did you mean `svc:password`\?$/,
+    );
+  });
+
   it("reads the record with the stack config, which wins over the environment", async () => {
     const r = await liveAccountFromSettings({
       env: { SVC_ACCOUNT_API_URL: "http://127.0.0.1:1", SVC_USERNAME: "x", SVC_PASSWORD: "wrong" },

@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+/**
+ * The package's `pulumi-svc-emulator` command (`npm run emulator` in a clone): checks the Node.js
+ * version first, like every entry point of the package, then runs the emulator's command line
+ * (`emulator/cli.ts`; the emulator itself imports nothing of the package, on purpose).
+ *
+ * @packageDocumentation
+ */
+import "../client/requireNode"; // first: one clear error on a Node.js older than 22.19
+import { main } from "../emulator/cli";
+
+void main(process.argv.slice(2));

@@ -1,0 +1,56 @@
+/**
+ * The one Node.js version check of the package. Every entry point (the package root,
+ * `pulumi-svc/providers/*`, `pulumi-svc/client`, the policy pack, the emulator command) imports
+ * `client/requireNode.ts` first, which calls {@link assertNodeVersion}: on an older Node the
+ * first thing that fails is this one error, not a `TypeError` deep inside undici.
+ *
+ * @packageDocumentation
+ */
+
+/** The oldest Node.js the package runs on (undici 8 needs it); `engines.node` in package.json says the same. */
+export const MIN_NODE_VERSION = "22.19.0";
+
+/** Thrown by {@link assertNodeVersion}; `code` is stable. */
+export class NodeVersionError extends Error {
+  /** Stable code. */
+  readonly code = "SVC_NODE_VERSION";
+
+  /**
+   * @param found - the running Node.js version, e.g. `20.11.1`
+   */
+  constructor(readonly found: string) {
+    super(
+      `pulumi-svc needs Node.js >= ${MIN_NODE_VERSION}; this is Node.js ${found}. ` +
+        "Install Node.js 22.19 or newer (https://nodejs.org), or run `pulumi` through the repository's " +
+        "`toolchain/pulumi.sh`, which brings its own Node.",
+    );
+    this.name = "NodeVersionError";
+  }
+}
+
+/**
+ * True when `found` is at least {@link MIN_NODE_VERSION}.
+ *
+ * @param found - a version such as `22.19.0` or `v24.1.0`
+ */
+export function nodeVersionSupported(found: string): boolean {
+  const parse = (v: string) =>
+    v
+      .replace(/^v/, "")
+      .split(".")
+      .map((p) => Number.parseInt(p, 10) || 0);
+  const [a, b] = [parse(found), parse(MIN_NODE_VERSION)];
+  for (let i = 0; i < 3; i++) {
+    if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) > (b[i] ?? 0);
+  }
+  return true;
+}
+
+/**
+ * Throws {@link NodeVersionError} on a Node.js older than {@link MIN_NODE_VERSION}.
+ *
+ * @param found - the version to check; default the running one
+ */
+export function assertNodeVersion(found: string = process.versions.node): void {
+  if (!nodeVersionSupported(found)) throw new NodeVersionError(found);
+}

@@ -1,0 +1,105 @@
+/**
+ * Messages with the real CLI: an expected failure is printed once, without a stack trace, naming
+ * the resource and what to fix (a wrong password in `preview` and in `up`); a misspelled `svc:`
+ * config key gets a "did you mean" hint.
+ */
+import * as assert from "node:assert/strict";
+import { startEmulator, type RunningEmulator } from "../../emulator";
+import { PulumiProject } from "../helpers/pulumi";
+import { assertNoSecrets, secretForms } from "../helpers/secrets";
+
+const CREDS = {
+  token: "tok-e2e-messages-5b8e21",
+  username: "msgs@example.com",
+  password: "pw-e2e-messages-7c41d0",
+};
+const WRONG_PASSWORD = "pw-e2e-WRONG-90af3e";
+
+const PROGRAM = `
+import { Account, DlqRecovery } from "pulumi-svc";
+const account = new Account("account");
+new DlqRecovery("recovery", { all: true });
+export const plan = account.type;
+`;
+
+/** Lines of a stack trace (`    at fn (file:line)`). */
+const TRACE = /^\s+at .+[:(]/m;
+
+describe("e2e: messages", function () {
+  this.timeout(600_000);
+  let emulator: RunningEmulator;
+  let p: PulumiProject;
+
+  before(async () => {
+    emulator = await startEmulator({ plan: "free", ...CREDS });
+    p = await PulumiProject.create({ name: "messages", program: PROGRAM });
+    await p.setConfig("svc:accountApiUrl", emulator.url);
+    await p.setConfig("svc:username", CREDS.username);
+    await p.setConfig("svc:password", CREDS.password, true);
+    await p.setConfig("svc:baseUrl", emulator.url);
+    await p.setConfig("svc:token", CREDS.token, true);
+    await p.up();
+  });
+  after(async () => {
+    try {
+      assertNoSecrets({ "CLI output": p.transcript }, [
+        ...secretForms(CREDS),
+        ...secretForms({ username: CREDS.username, password: WRONG_PASSWORD }),
+      ]);
+    } finally {
+      await p?.cleanup();
+      await emulator?.close();
+    }
+  });
+
+  for (const command of ["preview", "up"] as const) {
+    it(`a wrong password: \`pulumi ${command}\` prints the 401 once, naming the resource, without a stack trace`, async () => {
+      await p.setConfig("svc:password", WRONG_PASSWORD, true);
+      try {
+        const res =
+          command === "preview"
+            ? await p.preview([], { allowFailure: true })
+            : await p.cli(["up", "--yes"], { allowFailure: true });
+        const out = `${res.stdout}\n${res.stderr}`;
+        assert.notEqual(res.code, 0);
+        // Printed once. `up`'s progress display shows each error on the resource's row and again
+        // under Diagnostics (the CLI's own echo of every diagnostic); `preview --diff` once.
+        assert.equal(out.match(/rejected the credentials/g)?.length, command === "up" ? 2 : 1, out);
+        if (command === "up") {
+          const diagnostics = res.stdout.slice(res.stdout.indexOf("Diagnostics:"));
+          assert.equal(diagnostics.match(/rejected the credentials/g)?.length, 1, out);
+        }
+        assert.match(out, /resource 'account' has a problem: Account `account`: the service/);
+        assert.match(
+          out,
+          /Account `account`: the service at http:\/\/127\.0\.0\.1:\d+ rejected the credentials \(HTTP 401\)/,
+        );
+        assert.match(out, /`password` from the stack config `svc:password`/);
+        assert.doesNotMatch(out, /Account \(preview\)/);
+        assert.doesNotMatch(out, /pulumi up` again/);
+        assert.doesNotMatch(out, TRACE, out);
+      } finally {
+        await p.setConfig("svc:password", CREDS.password, true);
+      }
+    });
+  }
+
+  it("a misspelled `svc:tokn`: the error names it and says did you mean `svc:token`", async () => {
+    await p.cli(["config", "rm", "svc:token"]);
+    await p.setConfig("svc:tokn", CREDS.token, true);
+    try {
+      const res = await p.preview([], { allowFailure: true });
+      const out = `${res.stdout}\n${res.stderr}`;
+      assert.notEqual(res.code, 0);
+      assert.match(out, /DlqRecovery `recovery`: no `token` configured/);
+      assert.match(
+        out,
+        /The stack config has `svc:tokn`, which is no setting of pulumi-svc: did you mean `svc:token`\?/,
+      );
+      assert.equal(out.match(/did you mean/g)?.length, 1, out);
+    } finally {
+      await p.cli(["config", "rm", "svc:tokn"]);
+      await p.setConfig("svc:token", CREDS.token, true);
+    }
+  });
+});

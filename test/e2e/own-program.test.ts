@@ -1,0 +1,175 @@
+/**
+ * Your own program, as the README tells it:
+ *
+ * - the walkthrough: the shell blocks and files of the README's "Using the library in your own
+ *   program" section, run verbatim as one bash script in an empty folder outside the repository
+ *   (only `SVC=` is set to this clone and the port 18080 to a free one), with no `pulumi` on PATH
+ *   (so through `toolchain/pulumi.sh`) and none of the isolated PULUMI_* settings of the tests:
+ *   the user's backend and passphrase are those the README sets, in a HOME of the test's own;
+ * - the newest SDK: the tarball installed beside `@pulumi/pulumi` 3.270.0 leaves one copy of it.
+ */
+import * as assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as net from "node:net";
+import * as os from "node:os";
+import * as path from "node:path";
+import { REPO_ROOT } from "../helpers/pulumi";
+
+/** The newest @pulumi/pulumi 3.x when this test was written. */
+const NEWEST_SDK = "3.270.0";
+/** The port the README's walkthrough uses; the test substitutes a free one. */
+const README_PORT = "18080";
+
+/** A file block (preceded by a line "`name`:") or a shell block of the README's section. */
+type Block = { kind: "sh"; text: string } | { kind: "file"; name: string; text: string };
+
+/** The blocks of the README section "Using the library in your own program", in order. */
+function walkthroughBlocks(readme: string): Block[] {
+  const start = readme.indexOf("## Using the library in your own program");
+  assert.ok(start >= 0, "README has the section");
+  const section = readme.slice(start, readme.indexOf("\n## ", start + 1));
+  const blocks: Block[] = [];
+  const fence = /(?:^`([^`\n]+)`:\n\n)?^```(\w+)\n([\s\S]*?)^```$/gm;
+  for (const m of section.matchAll(fence)) {
+    if (m[1] !== undefined) blocks.push({ kind: "file", name: m[1], text: m[3] });
+    else if (m[2] === "sh") blocks.push({ kind: "sh", text: m[3] });
+  }
+  return blocks;
+}
+
+/** The walkthrough as one bash script: shell blocks as they are, files as here-documents. */
+function walkthroughScript(blocks: Block[], port: number): string {
+  const lines = ["set -eo pipefail"];
+  for (const b of blocks) {
+    if (b.kind === "file") lines.push(`cat > ${b.name} <<'README_FILE_END'\n${b.text}README_FILE_END`);
+    else lines.push(b.text);
+  }
+  return lines
+    .join("\n")
+    .replace(/^SVC=.*$/m, `SVC=${JSON.stringify(REPO_ROOT)}`)
+    .replaceAll(README_PORT, String(port));
+}
+
+/** A TCP port nobody listens on right now. */
+async function freePort(): Promise<number> {
+  const server = net.createServer().listen(0, "127.0.0.1");
+  await new Promise((resolve) => server.once("listening", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** The environment of a user without a `pulumi` and without PULUMI_* settings, in a HOME of its own. */
+function userEnv(home: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!/^(PULUMI_|SVC_|npm_)/.test(k)) env[k] = v;
+  const dirs = (process.env.PATH ?? "")
+    .split(path.delimiter)
+    .filter((d) => d !== "" && !fs.existsSync(path.join(d, "pulumi")) && !d.startsWith(REPO_ROOT));
+  // Node >= 22.19 first (the README's requirement), the npm cache as it is (no re-download).
+  env.PATH = [path.dirname(process.execPath), ...dirs].join(path.delimiter);
+  env.HOME = home;
+  env.npm_config_cache = process.env.npm_config_cache ?? path.join(os.homedir(), ".npm");
+  env.npm_config_update_notifier = "false";
+  return env;
+}
+
+/** Runs a bash script; resolves with its exit code and output. */
+function runBash(script: string, cwd: string, env: NodeJS.ProcessEnv) {
+  return new Promise<{ code: number | null; out: string }>((resolve) => {
+    const child = spawn("bash", ["-c", script], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+    child.on("close", (code) => resolve({ code, out }));
+  });
+}
+
+describe("e2e: your own program", function () {
+  this.timeout(900_000);
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-svc-own-"));
+  const home = path.join(root, "home");
+  const program = path.join(root, "my-infra");
+  after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  it("the README's walkthrough runs as written, in an empty folder, through toolchain/pulumi.sh", async () => {
+    fs.mkdirSync(home);
+    const blocks = walkthroughBlocks(fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8"));
+    assert.deepEqual(
+      blocks.filter((b) => b.kind === "file").map((b) => (b.kind === "file" ? b.name : "")),
+      ["package.json", "Pulumi.yaml", "index.ts"],
+    );
+    const port = await freePort();
+    const stacksInClone = () => {
+      const dir = path.join(REPO_ROOT, ".toolchain", "state", ".pulumi", "stacks");
+      return fs.existsSync(dir) ? fs.readdirSync(dir).sort() : [];
+    };
+    const before = stacksInClone();
+    const { code, out } = await runBash(walkthroughScript(blocks, port), root, userEnv(home));
+    assert.equal(code, 0, out);
+
+    // The emulator's start-up text, the policy preview, the drain, the outputs.
+    assert.match(out, new RegExp(`pulumi config set svc:baseUrl http://127\\.0\\.0\\.1:${port}`));
+    assert.match(out, /✅ svc-limits@v0\.1\.0 \(local: node_modules\/pulumi-svc\/policies\)/);
+    const done = /DlqRecovery `incident-42`: (\d+) runs resumed in \d+ requests? \(\d+ runs\/s\), done/.exec(
+      out,
+    );
+    assert.ok(done, out);
+    const resumed = Number(done[1]);
+    assert.ok(resumed > 50 && resumed < 500, `the orders runs of the 500: ${resumed}`);
+    assert.match(out, new RegExp(`^${resumed}$`, "m"), "pulumi stack output resumedCount");
+    assert.match(out, /svc emulator: SIGTERM, closing/);
+
+    // The state is the user's (HOME/.pulumi-state), not the clone's; the run log in the program.
+    assert.deepEqual(fs.readdirSync(path.join(home, ".pulumi-state", ".pulumi", "stacks")), ["my-infra"]);
+    assert.deepEqual(stacksInClone(), before, "nothing of the user's stack in the clone's .toolchain/");
+    const logDir = path.join(program, "svc-recovery", "incident-42");
+    const [log] = fs.readdirSync(logDir);
+    assert.equal(fs.readFileSync(path.join(logDir, log), "utf8").trim().split("\n").length, resumed);
+    // The emulator is stopped: its port is free again.
+    await new Promise<void>((resolve, reject) => {
+      const server = net
+        .createServer()
+        .once("error", reject)
+        .listen(port, "127.0.0.1", () => server.close(() => resolve()));
+    });
+  });
+
+  it(`the tarball beside @pulumi/pulumi ${NEWEST_SDK} leaves one copy of the SDK`, async () => {
+    const tarball = path.join(program, "pulumi-svc-0.1.0.tgz");
+    assert.ok(fs.existsSync(tarball), `the walkthrough's tarball ${tarball} (run the whole file)`);
+    const dir = path.join(root, "newest-sdk");
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "newest-sdk", private: true }));
+    const install = await runBash(
+      `npm install --no-audit --no-fund --loglevel=error ${JSON.stringify(tarball)} @pulumi/pulumi@${NEWEST_SDK}`,
+      dir,
+      userEnv(home),
+    );
+    assert.equal(install.code, 0, install.out);
+    const ls = await runBash("npm ls @pulumi/pulumi --all --json", dir, userEnv(home));
+    assert.equal(ls.code, 0, ls.out);
+    const versions = new Set<string>();
+    const walk = (deps: Record<string, { version?: string; dependencies?: object }> = {}): void => {
+      for (const [name, d] of Object.entries(deps)) {
+        if (name === "@pulumi/pulumi" && d.version) versions.add(d.version);
+        walk(d.dependencies as typeof deps);
+      }
+    };
+    walk((JSON.parse(ls.out) as { dependencies?: Record<string, { version?: string }> }).dependencies);
+    assert.deepEqual([...versions], [NEWEST_SDK]);
+    const copies = await runBash(
+      "find node_modules -path '*/@pulumi/pulumi/package.json' | wc -l",
+      dir,
+      userEnv(home),
+    );
+    assert.equal(copies.out.trim(), "1", "one @pulumi/pulumi folder in node_modules");
+    const load = await runBash(
+      `node -e 'require("pulumi-svc"); require("pulumi-svc/providers/dlqRecovery")'`,
+      dir,
+      userEnv(home),
+    );
+    assert.equal(load.code, 0, load.out);
+  });
+});

@@ -1,0 +1,86 @@
+/**
+ * The Node.js version check: every entry point of the built package throws one error naming the
+ * version needed and the version found, before anything else loads (undici would fail later
+ * with a TypeError). An older Node is simulated by a preload that sets `process.versions.node`.
+ */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import {
+  MIN_NODE_VERSION,
+  NodeVersionError,
+  assertNodeVersion,
+  nodeVersionSupported,
+} from "../../../client/nodeVersion";
+
+const ROOT = path.resolve(__dirname, "../../..");
+
+/** The entry points of the package, as built in dist/. */
+const ENTRY_POINTS = [
+  "dist/components/index.js", // pulumi-svc
+  "dist/client/index.js", // pulumi-svc/client
+  "dist/components/providers/account.js", // pulumi-svc/providers/*
+  "dist/components/providers/dlqRecovery.js",
+  "dist/components/providers/dlqRecoveryInputs.js",
+  "dist/components/providers/dlqRecoveryProgress.js",
+  "dist/components/providers/engine.js",
+  "dist/components/providers/heapTrim.js",
+  "dist/policies/index.js", // the policy pack
+  "dist/bin/pulumi-svc-emulator.js", // the pulumi-svc-emulator command
+];
+
+describe("Node.js version check", function () {
+  this.timeout(120_000);
+
+  it("accepts 22.19.0 and newer, refuses older ones", () => {
+    assert.equal(MIN_NODE_VERSION, "22.19.0");
+    for (const v of ["22.19.0", "v22.19.0", "22.20.1", "23.0.0", "24.21.0"])
+      assert.ok(nodeVersionSupported(v), v);
+    for (const v of ["20.20.2", "v20.11.1", "22.18.9", "22.0.0", "18.19.0"])
+      assert.ok(!nodeVersionSupported(v), v);
+  });
+
+  it("names the version needed and the version found", () => {
+    assert.throws(
+      () => assertNodeVersion("20.11.1"),
+      (e: unknown) =>
+        e instanceof NodeVersionError &&
+        e.code === "SVC_NODE_VERSION" &&
+        e.message.startsWith("pulumi-svc needs Node.js >= 22.19.0; this is Node.js 20.11.1."),
+    );
+    assert.doesNotThrow(() => assertNodeVersion("22.19.0"));
+  });
+
+  it("every entry point of dist/ throws that one error on Node 20", () => {
+    const missing = ENTRY_POINTS.filter((f) => !fs.existsSync(path.join(ROOT, f)));
+    assert.deepEqual(missing, [], "dist/ is missing files: run `bash toolchain/build.sh`");
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "node-version-"));
+    const preload = path.join(dir, "node20.js");
+    fs.writeFileSync(preload, 'Object.defineProperty(process.versions, "node", { value: "20.11.1" });\n');
+    try {
+      for (const entry of ENTRY_POINTS) {
+        const r = spawnSync(
+          process.execPath,
+          ["-r", preload, "-e", `require(${JSON.stringify(path.join(ROOT, entry))})`],
+          {
+            encoding: "utf8",
+          },
+        );
+        assert.notEqual(r.status, 0, entry);
+        const errors = r.stderr.split("\n").filter((l) => /^[A-Za-z]*Error\b/.test(l));
+        assert.deepEqual(
+          errors,
+          [
+            "NodeVersionError: pulumi-svc needs Node.js >= 22.19.0; this is Node.js 20.11.1. " +
+              new NodeVersionError("x").message.split("Node.js x. ")[1],
+          ],
+          `${entry}: ${r.stderr}`,
+        );
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

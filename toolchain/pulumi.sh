@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs this repository's provisioned Pulumi CLI for YOUR OWN program, with YOUR OWN Pulumi
+# settings: for a machine with no `pulumi` of its own (README, "Using the library in your own
+# program").
+#
+#   bash <clone>/toolchain/pulumi.sh <pulumi arguments...>      # e.g. preview, up, stack ls
+#
+# Unlike toolchain/with-env.sh (the isolated setup of `npm start` and `npm test`), it changes
+# none of your PULUMI_* variables: your backend (PULUMI_BACKEND_URL, or `pulumi login`), your
+# passphrase (PULUMI_CONFIG_PASSPHRASE or PULUMI_CONFIG_PASSPHRASE_FILE), your PULUMI_HOME
+# (default ~/.pulumi) are used as they are, so your stacks and secrets never land in the clone
+# (`git clean -xfd` there loses nothing of yours). It only puts on PATH, first:
+#   - the CLI at the pinned version with its Node.js language host and dynamic-provider shim
+#     (.toolchain/pulumi/<version>/bin, built by toolchain/provision.sh when missing);
+#   - the repository's Node (>= 22.19), which runs your program and its dynamic providers.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TC="$ROOT/.toolchain"
+
+if [[ ! -s "$TC/pulumi-bin" || ! -x "$ROOT/node_modules/node/bin/node" ]]; then
+  printf '[pulumi.sh] provisioning the Pulumi CLI and Node first (toolchain/provision.sh) ...\n' >&2
+  bash "$ROOT/toolchain/provision.sh"
+fi
+pulumi_bin="$(cat "$TC/pulumi-bin")"
+[[ -x "$pulumi_bin/pulumi" ]] || {
+  printf '[pulumi.sh] error: %s/pulumi is missing; run `bash toolchain/provision.sh` in the clone.\n' "$pulumi_bin" >&2
+  exit 1
+}
+
+export PATH="$pulumi_bin:$ROOT/node_modules/node/bin:$PATH"
+# The clone pins its CLI version: no "a new version is available" check, unless you ask for it.
+export PULUMI_SKIP_UPDATE_CHECK="${PULUMI_SKIP_UPDATE_CHECK:-true}"
+exec "$pulumi_bin/pulumi" "$@"
