@@ -10,7 +10,8 @@ import { PACK_NAME, createPolicies } from "./pack";
 
 new PolicyPack(PACK_NAME, {
   description:
-    "Configured svc workflows must stay within the account's limits: max_parallelism, max_retries, max_delay, " +
-    "max_global_parallelism and the DLQ retention.",
+    "Configured svc workflows must stay within their own account's limits: max_parallelism, max_retries, " +
+    "max_delay, max_global_parallelism and the DLQ retention; checks that cannot run fail the preview; " +
+    "overlapping DlqRecovery selections are reported.",
   policies: createPolicies().policies,
 });

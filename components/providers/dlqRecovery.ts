@@ -44,6 +44,7 @@ import {
 } from "../../client";
 import { resolveEndpoint } from "../../client/transport";
 import { accountLimitsOnce, type AccountLimits } from "../../core/accountClient";
+import { parseAccountRef } from "../../core/accountRef";
 import {
   MissingSettingError,
   RESUME_SETTINGS,
@@ -199,6 +200,19 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
     // Resumed runs cannot be un-resumed: deleting the resource leaves the service untouched.
   }
 
+  /**
+   * The limits that pace a drain: none when `maxRequestsPerSecond` bounds it; the bound Account's
+   * (its outputs); else the stack's `svc:` account, read once per process, unless `account` names
+   * another account ID (its rate is then learnt from the rate-limit headers).
+   */
+  private async accountLimits(inputs: DlqRecoveryInputs, label: string): Promise<AccountLimits> {
+    if (inputs.maxRequestsPerSecond !== undefined) return {};
+    const ref = parseAccountRef(inputs.account);
+    if (ref?.kind === "resource") return inputs.accountLimits ?? {};
+    const limits = await accountLimitsOnce(this.settings, label);
+    return ref?.kind === "id" && limits.accountId !== ref.id ? {} : limits;
+  }
+
   /** Runs (or continues) a drain; on failure rejects with the partial state for the engine to save. */
   private async drain(
     id: string,
@@ -239,10 +253,8 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
       token: s.token.value,
       allowInsecureHttp: inputs.allowInsecureHttp === true,
     });
-    // The account's limits, read once per process; not read when `maxRequestsPerSecond` bounds the drain.
-    const limits: AccountLimits =
-      inputs.maxRequestsPerSecond === undefined ? await accountLimitsOnce(this.settings, label) : {};
-    // One gate per account in this process: every DlqRecovery of the up shares it.
+    const limits = await this.accountLimits(inputs, label);
+    // One gate per account (resume URL and token) in this process: the drains of that account share it.
     const gate = accountRateGates.forAccount(url, s.token.value, limits.maxRequestsPerSecond);
     const allowed = (): number | undefined => minDefined(gate.ratePerSecond, inputs.maxRequestsPerSecond);
     const overrides = overridesOf(inputs);

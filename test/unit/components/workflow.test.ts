@@ -166,7 +166,7 @@ describe("Workflow", () => {
         } as unknown as WorkflowArgs),
       (e: Error) =>
         e.message ===
-        "Workflow `x`: `retry` is not an argument of Workflow; expected url, retries, delay, flowControl. " +
+        "Workflow `x`: `retry` is not an argument of Workflow; expected url, retries, delay, flowControl, account. " +
           "`flowControl.paralellism` is not an argument of Workflow; expected key, parallelism, rate, period.",
     );
   });
