@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+import "./compileCache"; // first: the modules below load from the compile cache
 import { PolicyPack } from "@pulumi/policy";
 import { PACK_NAME, createPolicies } from "./pack";
 
