@@ -19,7 +19,7 @@ describe("e2e: the policy pack runs from its TypeScript sources when dist/ is mi
 
   before(async () => {
     tree = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-svc-sources-"));
-    for (const dir of ["client", "components", "policies"]) {
+    for (const dir of ["client", "core", "policies"]) {
       fs.cpSync(path.join(REPO_ROOT, dir), path.join(tree, dir), { recursive: true });
     }
     for (const file of ["tsconfig.json", "package.json"]) {
