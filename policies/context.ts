@@ -98,6 +98,17 @@ export class LimitsContext {
     return read;
   }
 
+  /**
+   * Starts reading the stack's account record now (the pack calls it once it serves the engine,
+   * so the read overlaps the program). An outcome without settings is not kept: a later call
+   * looks for them again.
+   */
+  prefetch(): void {
+    void this.liveAccount().then((live) => {
+      if (live.status === "not-configured" || live.status === "incomplete") this.reads.delete("stack");
+    });
+  }
+
   /** The stack's `svc:` account, noted for the summary. */
   private async stackLive(): Promise<LiveAccountResult> {
     const live = await this.liveAccount();

@@ -13,7 +13,7 @@
 import * as crypto from "node:crypto";
 import * as pulumi from "@pulumi/pulumi";
 import type { AccountRecord } from "../client";
-import { readAccount, type AccountClientOptions, type AccountConnectionInputs } from "../core/accountClient";
+import type { AccountClientOptions, AccountConnectionInputs } from "../core/accountClient";
 import {
   ACCOUNT_SETTINGS,
   MissingSettingError,
@@ -126,6 +126,8 @@ async function readLive(
     ...client,
   };
   try {
+    // Loaded on first use: the HTTP client is not on the path of the pack's start.
+    const { readAccount } = await import("../core/accountClient");
     const { record, url } = await readAccount(
       settings,
       inputs,

@@ -200,4 +200,18 @@ describe("policy account-limits-source", () => {
     assert.deepEqual(second[SOURCE], { violations: [] });
     assert.equal(live.calls, 1);
   });
+
+  it("a prefetch of the stack's record serves every policy (one read); one without settings is not kept", async () => {
+    const ok = liveOk();
+    const p = pack(ok);
+    p.context.prefetch();
+    await runPack(p, toResources(happyStack()));
+    assert.equal(ok.calls, 1);
+    const none = liveNone();
+    const q = pack(none);
+    q.context.prefetch();
+    await new Promise((resolve) => setImmediate(resolve));
+    await runPack(q, toResources(happyStack()));
+    assert.equal(none.calls, 2);
+  });
 });
