@@ -55,7 +55,10 @@ function sharedIds(a: Selection, b: Selection): string[] | undefined {
   if (!known(a.dlqIds) || !known(b.dlqIds)) return undefined;
   if (!Array.isArray(a.dlqIds.value) || !Array.isArray(b.dlqIds.value)) return undefined;
   const theirs = new Set(b.dlqIds.value as unknown[]);
-  return (a.dlqIds.value as unknown[]).filter((id) => theirs.has(id)).map(String);
+  return (a.dlqIds.value as unknown[])
+    .filter((id) => theirs.has(id))
+    .map(String)
+    .sort();
 }
 
 /** A bound of a window: the known value, the open end when absent, `undefined` when unknown. */
@@ -121,6 +124,7 @@ export function dlqRecoveryOverlap(): StackValidationPolicy {
     validateStack: (args, reportViolation) => {
       const pending = ofType(args.resources, DLQ_RECOVERY_TYPE)
         .filter((r) => !isCompletedRecovery(r.props))
+        .sort((a, b) => a.name.localeCompare(b.name)) // the engine's order varies; messages do not
         .map((r) => ({ selection: selectionOf(r), binding: bindingOf(r) }));
       for (let i = 0; i < pending.length; i++) {
         for (let j = i + 1; j < pending.length; j++) {
@@ -128,7 +132,10 @@ export function dlqRecoveryOverlap(): StackValidationPolicy {
           if (a.binding.kind === "unknown" || b.binding.kind === "unknown") continue;
           if (accountKey(a.binding, args.resources) !== accountKey(b.binding, args.resources)) continue;
           if (provablyDisjoint(a.selection, b.selection)) continue;
-          const account = a.binding.kind === "known" ? describeAccountRef(a.binding.ref) : "one account";
+          // Name the Account resource when one of them is bound to it, else the shared reference.
+          const named =
+            [a.binding, b.binding].find((x) => x.kind === "known" && x.ref.kind === "resource") ?? a.binding;
+          const account = named.kind === "known" ? describeAccountRef(named.ref) : "one account";
           reportViolation(
             `${label(a.selection.resource)} (${describeSelection(a.selection)}) and ${label(b.selection.resource)} ` +
               `(${describeSelection(b.selection)}), both on ${account}, may select the same DLQ entries: ` +

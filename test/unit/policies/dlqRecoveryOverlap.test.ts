@@ -25,13 +25,13 @@ describe("policy dlq-recovery-overlap", () => {
     assert.deepEqual(out.violations, [
       {
         message:
-          'DlqRecovery `replay` (`workflowUrl` "https://example.com/api/orders", `fromDate` ' +
-          `${NOW - HOUR_MS}, \`toDate\` ${NOW}) and DlqRecovery \`billing\` (\`all: true\`), both on the stack's ` +
+          "DlqRecovery `billing` (`all: true`) and DlqRecovery `replay` (`workflowUrl` " +
+          `"https://example.com/api/orders", \`fromDate\` ${NOW - HOUR_MS}, \`toDate\` ${NOW}), both on the stack's ` +
           "`svc:` account, may select the same DLQ entries: DlqRecovery `billing` selects every entry, the other's " +
           "included. In one `up` they drain in parallel, and which one resumes an entry, with its overrides, depends " +
           "on timing. Make the selections disjoint (different `workflowUrl`s, disjoint `dlqIds` or failure-time " +
           "windows that do not meet), or merge them into one DlqRecovery.",
-        urn: urnOf(DLQ_RECOVERY_TYPE, "billing"),
+        urn: urnOf(DLQ_RECOVERY_TYPE, "replay"),
       },
     ]);
   });
