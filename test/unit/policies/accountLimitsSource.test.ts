@@ -214,4 +214,15 @@ describe("policy account-limits-source", () => {
     await runPack(q, toResources(happyStack()));
     assert.equal(none.calls, 2);
   });
+
+  it("names the explicit opt-out as a pack config the CLI accepts: this policy set to advisory", async () => {
+    const out = await runPack(pack(liveNone()), toResources(happyStack()));
+    const message = out[SOURCE].violations[0].message;
+    const json = /--policy-pack-config with (\{.*?\}\))/.exec(message)?.[1].slice(0, -1) ?? "";
+    assert.deepEqual(JSON.parse(json), { [SOURCE]: "advisory" });
+    // The opt-out only lowers this policy's level; the limit policies and their own levels stay.
+    const p = pack(liveNone());
+    assert.equal(p.policies.find((x) => x.name === SOURCE)?.enforcementLevel, "mandatory");
+    assert.deepEqual(p.policies.find((x) => x.name === SOURCE)?.configSchema, { properties: {} });
+  });
 });
