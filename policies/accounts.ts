@@ -41,23 +41,42 @@ export function accountResources(resources: readonly PolicyResource[]): PolicyRe
   return resources.filter((r) => r.type === ACCOUNT_TYPE);
 }
 
+/** The settings the pack reads an Account's live record with: all three of its own, or none. */
+export type AccountConnection =
+  /** URL, username and password all the Account's own (inputs, or stored outputs). */
+  | { readonly kind: "own"; readonly inputs: AccountConnectionInputs }
+  /** None of them: the stack's `svc:` settings, as the Account's provider uses them. */
+  | { readonly kind: "stack"; readonly allowInsecureHttp: boolean }
+  /** Some of its own, some not: never read (one source's URL with another's password). */
+  | { readonly kind: "partial"; readonly own: readonly string[]; readonly missing: readonly string[] }
+  /** A setting is not known yet (preview). */
+  | { readonly kind: "unknown" };
+
+const CONNECTION_KEYS = ["accountApiUrl", "username", "password"] as const;
+
 /**
- * An Account's connection settings as the stack shows them (its inputs; for an unchanged
- * Account, its stored outputs, where `password` is the record's password), or `"unknown"` when
- * one of them is not known yet. Unset ones fall back to the stack config and the environment
- * when read, exactly as the Account's own provider does.
+ * How the pack may read an Account's live record. The stack shows an Account's inputs (for an
+ * unchanged Account, its stored outputs, where `password` is the record's password), secrets
+ * unwrapped. The three settings are taken together from one source: the Account itself, or
+ * the stack's `svc:` settings when it sets none of them; an Account that sets only some is not
+ * read, so no URL is ever sent another source's password.
  */
-export function connectionOf(account: PolicyResource): AccountConnectionInputs | "unknown" {
-  const out: AccountConnectionInputs = {};
-  for (const key of ["accountApiUrl", "username", "password"] as const) {
+export function connectionOf(account: PolicyResource): AccountConnection {
+  const own: AccountConnectionInputs = {};
+  for (const key of CONNECTION_KEYS) {
     const r = read(account.props, [key]);
-    if (r.kind === "unknown") return "unknown";
-    if (r.kind === "known" && typeof r.value === "string") out[key] = r.value;
+    if (r.kind === "unknown") return { kind: "unknown" };
+    if (r.kind === "known" && typeof r.value === "string" && r.value !== "") own[key] = r.value;
   }
   const insecure = read(account.props, ["allowInsecureHttp"]);
-  if (insecure.kind === "unknown") return "unknown";
-  if (insecure.kind === "known" && insecure.value === true) out.allowInsecureHttp = true;
-  return out;
+  if (insecure.kind === "unknown") return { kind: "unknown" };
+  const allowInsecureHttp = insecure.kind === "known" && insecure.value === true;
+  const set = CONNECTION_KEYS.filter((k) => own[k] !== undefined);
+  if (set.length === 0) return { kind: "stack", allowInsecureHttp };
+  if (set.length < CONNECTION_KEYS.length) {
+    return { kind: "partial", own: set, missing: CONNECTION_KEYS.filter((k) => own[k] === undefined) };
+  }
+  return { kind: "own", inputs: allowInsecureHttp ? { ...own, allowInsecureHttp } : own };
 }
 
 /** An Account's `accountId` output when known. */

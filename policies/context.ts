@@ -9,7 +9,13 @@
 import type { PolicyResource } from "@pulumi/policy";
 import type { AccountConnectionInputs } from "../core/accountClient";
 import { WORKFLOW_TYPE } from "../core/tokens";
-import { accountIdOf, accountResources, connectionOf, type Binding } from "./accounts";
+import {
+  accountIdOf,
+  accountResources,
+  connectionOf,
+  type AccountConnection,
+  type Binding,
+} from "./accounts";
 import { isLimitValue, type AccountLimitsConfig, type LimitSpec, type ResolvedLimit } from "./limits";
 import {
   describeLive,
@@ -229,7 +235,7 @@ export class LimitsContext {
       };
     }
     const connection = connectionOf(account);
-    const live = connection === "unknown" ? undefined : await this.liveAccount(account.urn, connection);
+    const live = await this.accountLive(account, connection);
     if (live?.status === "ok" && isLimitValue(live.record[spec.field])) {
       return {
         kind: "ok",
@@ -244,6 +250,16 @@ export class LimitsContext {
       };
     }
     const name = `the Account \`${account.name}\``;
+    if (connection.kind === "partial") {
+      const why =
+        `${name} sets ${connection.own.map((k) => `\`${k}\``).join(", ")} but not ` +
+        `${connection.missing.map((k) => `\`${k}\``).join(", ")}, so its record is not read (the pack reads it ` +
+        "only with the Account's own URL, username and password together, or with the stack's `svc:` settings " +
+        "when it sets none of them)";
+      return out.kind === "unknown"
+        ? unchecked(`${why}, and its outputs are unknown until its first \`pulumi up\``, true)
+        : unchecked(why);
+    }
     if (live === undefined || live.status === "not-configured") {
       return unchecked(
         `${name} has no known values yet (its settings and outputs are unknown until its first \`pulumi up\`)`,
@@ -251,6 +267,16 @@ export class LimitsContext {
       );
     }
     return unchecked(`the live record of ${name} ${describeLive(live)}`);
+  }
+
+  /** An Account's live record, with its own settings or the stack's; `undefined` when it cannot be read. */
+  private accountLive(account: PolicyResource, c: AccountConnection): Promise<LiveAccountResult> | undefined {
+    if (c.kind === "own") return this.liveAccount(account.urn, c.inputs);
+    if (c.kind !== "stack") return undefined;
+    // The stack's settings: the stack's own read, unless the Account relaxes the transport rule.
+    return c.allowInsecureHttp
+      ? this.liveAccount(account.urn, { allowInsecureHttp: true })
+      : this.liveAccount();
   }
 
   /**

@@ -1,9 +1,8 @@
 /**
- * Reading the live account record for the policies, with the same settings as the `Account`
- * resource: an Account's own inputs, else the stack config `svc:accountApiUrl`, `svc:username`,
- * `svc:password` (decrypted), else the environment variables `SVC_ACCOUNT_API_URL`,
- * `SVC_USERNAME`, `SVC_PASSWORD` — one account's settings resolved together, as its provider
- * resolves them, so no URL is ever sent another account's password.
+ * Reading the live account record for the policies: with an Account's own URL, username and
+ * password (all three, see `connectionOf` in `accounts.ts`), or with the stack's settings — the
+ * stack config `svc:accountApiUrl`, `svc:username`, `svc:password` (decrypted), else the
+ * environment variables `SVC_ACCOUNT_API_URL`, `SVC_USERNAME`, `SVC_PASSWORD`.
  *
  * Every outcome is a value, never a throw: the pack reports a failure once, in words, instead
  * of crashing with a stack trace. No outcome carries a credential.
@@ -53,9 +52,8 @@ export type LiveAccountResult =
     };
 
 /**
- * Reads the live account record with an account's settings: an `Account` resource's inputs (each
- * falling back to the stack config and the environment, as its provider does), or `{}` for the
- * stack's `svc:` account. Called at most once per account per run of the pack (`LimitsContext`).
+ * Reads the live account record with an account's settings: an `Account` resource's own URL,
+ * username and password, or `{}` for the stack's `svc:` account. Called at most once per account per run of the pack (`LimitsContext`).
  */
 export type LiveAccountSource = (inputs?: AccountConnectionInputs) => Promise<LiveAccountResult>;
 

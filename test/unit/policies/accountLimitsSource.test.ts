@@ -150,6 +150,8 @@ describe("policy account-limits-source", () => {
     const s = happyStack();
     s.accounts.account = {
       accountApiUrl: "http://127.0.0.1:1",
+      username: "ops@example.com",
+      password: UNKNOWN, // another resource's output, unknown in this preview
       maxParallelism: UNKNOWN,
       maxRetries: UNKNOWN,
     };

@@ -97,6 +97,37 @@ describe("policies: each resource against its own account", () => {
     );
   });
 
+  it("never reads an Account that sets only some settings itself (no URL with another source's password)", async () => {
+    const s = twoAccounts();
+    delete s.accounts.payg.password; // its URL and username, the stack's password: not read
+    const live = liveByUrl();
+    const out = await check(POLICY, s, { live });
+    assert.deepEqual(
+      live.inputs.filter((i) => i.accountApiUrl === PAYG_URL),
+      [],
+    );
+    // The Workflow bound to it fails closed (so does the unbound DlqRecovery: payg is one of the stack's Accounts).
+    assert.deepEqual(uncheckedOf(out.pack).slice(0, 1), [
+      "max_parallelism: Workflow `orders`: the Account `payg` sets `accountApiUrl`, `username` but not " +
+        "`password`, so its record is not read (the pack reads it only with the Account's own URL, username and " +
+        "password together, or with the stack's `svc:` settings when it sets none of them)",
+    ]);
+  });
+
+  it("reads an Account that sets none of the settings with the stack's, in the stack's one read", async () => {
+    const s = happyStack();
+    s.accounts.shared = {};
+    s.workflows.orders.account = urnOf(ACCOUNT_TYPE, "shared");
+    (s.workflows.orders.flowControl as Record<string, unknown>).parallelism = 3;
+    const live = liveOk();
+    const out = await check(POLICY, s, { live });
+    assert.match(
+      onlyMessage(out),
+      /above 2 \(account max_parallelism, from the live record of the Account `shared`\)/,
+    );
+    assert.equal(live.calls, 1);
+  });
+
   it("checks a resource bound to an account ID against the pack config `accounts`", async () => {
     const s = happyStack();
     s.workflows.orders.account = PAYG_ID;
