@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { DlqSelection, FlowControlOverride } from "../client";
+import { isAccountResource, recordedAccount, type AccountArg } from "./accountInput";
 import { lazyProvider } from "./lazyProvider";
 import { DLQ_RECOVERY_TYPE } from "../core/tokens";
 
@@ -31,8 +32,9 @@ export type DlqSelectionArgs = { [K in keyof DlqSelection]?: SelectionArg<NonNul
  * filters is refused at preview (the service ignores filters when IDs are given), and so
  * is an empty selection without `all: true`, and an empty `dlqIds`.
  *
- * Connection: `baseUrl` → stack config `svc:baseUrl` → `SVC_BASE_URL`; `token` → stack
- * config `svc:token` (secret) → `SVC_TOKEN`.
+ * Connection: `baseUrl` → stack config `svc:baseUrl` → `SVC_BASE_URL`; `token` → the
+ * `account`'s record token (when `account` is an `Account` resource) → stack config `svc:token`
+ * (secret) → `SVC_TOKEN`.
  */
 export interface DlqRecoveryArgs extends DlqSelectionArgs {
   /** Resume every entry in the DLQ. Required to mean "everything": an empty selection is refused. */
@@ -45,8 +47,16 @@ export interface DlqRecoveryArgs extends DlqSelectionArgs {
   triggers?: pulumi.Input<unknown[]>;
   /** Base URL of the resume API, e.g. `http://127.0.0.1:8080`. */
   baseUrl?: pulumi.Input<string>;
-  /** Bearer token. Always stored as a secret. */
+  /** Bearer token. Always stored as a secret. Default: the `account`'s token, else `svc:token`. */
   token?: pulumi.Input<string>;
+  /**
+   * The account the runs belong to: an `Account` resource, or an account ID (the record's `id`).
+   * With an `Account` and no `token`, the drain uses that record's token (a secret) and is paced
+   * by that account's `max_requests_per_second`, sharing a rate gate only with drains of that
+   * account. The policy pack checks the overrides against that account's limits. Changing it
+   * sends nothing (a connection setting, like `token`). Default: the stack's `svc:` account.
+   */
+  account?: AccountArg;
   /** Allow the token over plain `http://` to a non-loopback host. Default false. */
   allowInsecureHttp?: pulumi.Input<boolean>;
   /**
@@ -130,12 +140,22 @@ export class DlqRecovery extends pulumi.dynamic.Resource {
   declare public readonly complete: pulumi.Output<boolean>;
 
   constructor(name: string, args: DlqRecoveryArgs, opts: pulumi.CustomResourceOptions = {}) {
+    const account = args.account;
+    const token = args.token ?? (isAccountResource(account) ? account.token : undefined);
     super(
       lazyProvider("pulumi-svc/providers/dlqRecovery"),
       name,
       {
         ...args,
-        token: args.token === undefined ? undefined : pulumi.secret(args.token),
+        token: token === undefined ? undefined : pulumi.secret(token),
+        // Set only when given: a DlqRecovery of an earlier release keeps exactly its inputs.
+        account: account === undefined ? undefined : recordedAccount(account),
+        accountLimits: isAccountResource(account)
+          ? {
+              maxRequestsPerSecond: account.maxRequestsPerSecond,
+              dlqRetentionMs: account.maxDlqRetentionTimeMilis,
+            }
+          : undefined,
         recoveryName: name,
         resumedCount: undefined,
         requestCount: undefined,

@@ -17,9 +17,11 @@ import {
   retriesProblems,
   type FlowControlOverride,
 } from "../client";
+import { accountProblem } from "../core/accountRef";
 import { parseDuration } from "../core/duration";
 import { show } from "../core/messages";
 import { WORKFLOW_TYPE } from "../core/tokens";
+import { isAccountResource, recordedAccount, type AccountArg } from "./accountInput";
 
 /** Header carrying the delay of a triggered workflow run, e.g. `"600s"`. */
 export const DELAY_HEADER = "Svc-Delay";
@@ -46,12 +48,18 @@ export interface WorkflowArgs {
   delay?: pulumi.Input<number | string>;
   /** Flow control: a key, and `parallelism` or `rate` (or both). */
   flowControl?: pulumi.Input<WorkflowFlowControlArgs>;
+  /**
+   * The account this workflow belongs to: an `Account` resource, or an account ID (the record's
+   * `id`, e.g. a platform stack's `accountId` read through a StackReference). The policy pack
+   * checks the workflow against that account's limits. Default: the stack's `svc:` account.
+   */
+  account?: AccountArg;
 }
 
 /** The resolved flow control of a {@link Workflow}, as its `flowControl` output (only the fields that are set). */
 export type WorkflowFlowControl = FlowControlOverride & { key: string };
 
-const ARGUMENTS = ["url", "retries", "delay", "flowControl"] as const;
+const ARGUMENTS = ["url", "retries", "delay", "flowControl", "account"] as const;
 
 /** True for a value that is not known while the constructor runs (an Output or a promise). */
 function isLate(v: unknown): boolean {
@@ -80,6 +88,18 @@ function urlProblem(v: unknown): string | undefined {
 /** `retries`: the grammar of `Svc-Retries`. */
 function retriesMessages(v: unknown): string[] {
   return retriesProblems(v).map((p) => p.message);
+}
+
+/** `account`: an `Account` resource or an account ID (the rule in `core/accountRef.ts`). */
+function accountMessages(v: unknown): string[] {
+  if (isAccountResource(v)) return [];
+  if (pulumi.Resource.isInstance(v)) {
+    return [
+      "`account` must be an `Account` resource or an account ID (a non-empty string); got another resource.",
+    ];
+  }
+  const p = accountProblem(v);
+  return p === undefined ? [] : [p];
 }
 
 /** `delay`: this component's own field (`Svc-Delay`), in the duration grammar of `duration.ts`. */
@@ -148,6 +168,7 @@ export function workflowArgProblems(args: unknown): string[] {
   }
   if (!isLate(a.retries)) problems.push(...retriesMessages(a.retries));
   if (!isLate(a.delay)) problems.push(...delayMessages(a.delay));
+  if (!isLate(a.account)) problems.push(...accountMessages(a.account));
   if (!isLate(a.flowControl)) {
     const fc = a.flowControl;
     const partial = fc !== null && typeof fc === "object" && Object.values(fc).some(isLate);
@@ -231,6 +252,8 @@ export class Workflow extends pulumi.ComponentResource {
    * `Svc-Flow-Control-Key`, `Svc-Flow-Control-Value` (`"parallelism=2, rate=10, period=1s"`).
    */
   public readonly headers: pulumi.Output<Record<string, string>>;
+  /** The account it belongs to: an `Account`'s URN, or the account ID given; `undefined` when not set. */
+  public readonly account: pulumi.Output<string | undefined>;
 
   /**
    * @param name - the resource name
@@ -244,6 +267,7 @@ export class Workflow extends pulumi.ComponentResource {
     if (problems.length > 0) throw new pulumi.RunError(`Workflow \`${name}\`: ${problems.join(" ")}`);
     const inputs: Record<string, unknown> = {};
     for (const k of ARGUMENTS) if (args[k] !== undefined) inputs[k] = args[k];
+    if (args.account !== undefined) inputs.account = recordedAccount(args.account);
     super(WORKFLOW_TYPE, name, inputs, opts);
 
     // Values that were Outputs are validated here, once they resolve.
@@ -278,12 +302,18 @@ export class Workflow extends pulumi.ComponentResource {
         workflowHeaders({ retries, delaySeconds, flowControl }),
       );
 
+    this.account = pulumi
+      .output(recordedAccount(args.account) as pulumi.Input<string | undefined>)
+      .apply((v) => checked(accountMessages, v));
+
     this.registerOutputs({
       url: this.url,
       retries: this.retries,
       delaySeconds: this.delaySeconds,
       flowControl: this.flowControl,
       headers: this.headers,
+      // Only when set: a Workflow of an earlier release registers exactly the same outputs.
+      ...(args.account !== undefined ? { account: this.account } : {}),
     });
   }
 }

@@ -70,6 +70,8 @@ export async function readAccount(
 
 /** What a drain takes from the account record; a field is unset when it is not known. */
 export interface AccountLimits {
+  /** The record's `id`, to tell which account the limits are of. */
+  readonly accountId?: string;
   /** `max_requests_per_second`: the limit of the account's rate gate. */
   readonly maxRequestsPerSecond?: number;
   /** `max_dlq_retention_time_milis`: how far back failures can lie (where windows split). */
@@ -107,6 +109,7 @@ export function accountLimitsOnce(settings: Settings, what: string): Promise<Acc
   if (limits === undefined) {
     limits = readAccount(settings, {}, what).then(
       ({ record }) => ({
+        accountId: record.id,
         maxRequestsPerSecond: positive(record.max_requests_per_second),
         dlqRetentionMs: positive(record.max_dlq_retention_time_milis),
       }),

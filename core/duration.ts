@@ -7,7 +7,7 @@
  *
  * @packageDocumentation
  */
-import { DURATION_UNITS } from "../client";
+import { DURATION_UNITS } from "../client/contract";
 
 /** The form a duration string must have: digits and one unit. */
 const DURATION_PATTERN = /^([0-9]+)([smhd])$/;

@@ -7,7 +7,10 @@
  * @packageDocumentation
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { SvcError, isSet, show, type Problem, type SvcErrorCode } from "../client";
+// The client's leaf modules, not its index: the policy pack loads these without the HTTP stack.
+import { isSet, type Problem } from "../client/contract";
+import { SvcError, type SvcErrorCode } from "../client/errors";
+import { show } from "../client/show";
 import type { Resolved } from "./connection";
 import { isUnknown } from "./tokens";
 

@@ -1,52 +1,82 @@
 /**
- * {@link LimitsContext}: what the policies of one pack share — the live account record (read
- * at most once per run of the pack), the lookup of a limit through its sources, and the notes
- * the `account-limits-source` policy reports once at the end (limits that no source had, a live
- * source that failed).
+ * {@link LimitsContext}: what the policies of one pack share — the live account records (each
+ * read at most once per account per run of the pack), the lookup of a limit for one resource's
+ * account through its sources, and the notes the `account-limits-source` policy reports once at
+ * the end (checks that could not run, and why).
  *
  * @packageDocumentation
  */
 import type { PolicyResource } from "@pulumi/policy";
-import { isLimitValue, type LimitField, type LimitSpec, type ResolvedLimit } from "./limits";
-import { liveAccountFromSettings, type LiveAccountResult, type LiveAccountSource } from "./liveAccount";
-import { ACCOUNT_TYPE } from "../core/tokens";
-import { label, ofType, readNumber } from "./resources";
+import type { AccountConnectionInputs } from "../core/accountClient";
+import { WORKFLOW_TYPE } from "../core/tokens";
+import {
+  accountIdOf,
+  accountResources,
+  connectionOf,
+  type AccountConnection,
+  type Binding,
+} from "./accounts";
+import { isLimitValue, type AccountLimitsConfig, type LimitSpec, type ResolvedLimit } from "./limits";
+import {
+  describeLive,
+  liveAccountFromSettings,
+  type LiveAccountResult,
+  type LiveAccountSource,
+} from "./liveAccount";
+import { label, readNumber, type UnknownValues } from "./resources";
 
 /** Options of {@link LimitsContext}; tests inject both. */
 export interface LimitsContextOptions {
-  /** Reads the live account record. Default: {@link liveAccountFromSettings} with stack config and env. */
+  /** Reads a live account record. Default: {@link liveAccountFromSettings} with stack config and env. */
   live?: LiveAccountSource;
   /** The current time, unix milliseconds. Default `Date.now`. */
   now?: () => number;
 }
 
-/** A limit that no source had, and the resources that needed it. */
-export interface MissingLimit {
+/** A limit policy's config as the context reads it: the static limit and the `accounts` option. */
+export type LimitPolicyConfig = Record<string, unknown> & { accounts?: AccountLimitsConfig };
+
+/** The outcome of looking up one limit for one resource's account. */
+export type Resolution =
+  | { readonly kind: "ok"; readonly limit: ResolvedLimit }
+  | {
+      readonly kind: "unchecked";
+      /** Why no source had the limit, in words, without credentials. */
+      readonly cause: string;
+      /** True when only values unknown during preview are missing: a Workflow check may wait for `up`. */
+      readonly deferrable: boolean;
+    };
+
+/** Checks of one limit that could not run for one cause. */
+export interface UncheckedChecks {
   readonly spec: LimitSpec;
-  /** Labels of the resources that could not be checked, e.g. "Workflow `orders`". */
+  readonly cause: string;
+  /** Labels of the resources left unchecked, e.g. "Workflow `orders`". */
   readonly resources: Set<string>;
 }
 
-/** What happened while resolving limits in this run, for the one summary message. */
+/** What happened in this run, for the one summary message. */
 export interface RunNotes {
-  /** The live source's outcome, when it was consulted. */
+  /** The stack's live source's outcome, when it was consulted. */
   live?: LiveAccountResult;
-  /** Limits that no source had. */
-  readonly missing: Map<LimitField, MissingLimit>;
-  /** Account resources consulted whose limit values were not known (e.g. before their first up). */
-  readonly pendingAccounts: Set<string>;
+  /** Checks that could not run, by limit and cause. */
+  readonly unchecked: Map<string, UncheckedChecks>;
 }
 
 function freshNotes(): RunNotes {
-  return { missing: new Map(), pendingAccounts: new Set() };
+  return { unchecked: new Map() };
 }
 
-/** Shared state of the policies of one pack (one per pack process). */
+function unchecked(cause: string, deferrable = false): Resolution {
+  return { kind: "unchecked", cause, deferrable };
+}
+
+/** Shared state of the policies of one pack (one per pack process, i.e. one preview or update). */
 export class LimitsContext {
   /** The current time, unix milliseconds. */
   readonly now: () => number;
   private readonly source: LiveAccountSource;
-  private livePromise: Promise<LiveAccountResult> | undefined;
+  private readonly reads = new Map<string, Promise<LiveAccountResult>>();
   private notes: RunNotes = freshNotes();
 
   /** @param options - the live source and clock; defaults read stack config/env and `Date.now` */
@@ -56,62 +86,238 @@ export class LimitsContext {
   }
 
   /**
-   * The live account record, read on first use and remembered for the life of the pack process
-   * (one preview or update): every policy shares one request. Never rejects.
+   * A live account record, read on first use and remembered for the life of the pack process:
+   * every policy shares one request per account. Never rejects.
+   *
+   * @param key - the account: `"stack"` or an Account's URN
+   * @param inputs - its settings (`{}` for the stack's `svc:` account)
    */
-  liveAccount(): Promise<LiveAccountResult> {
-    this.livePromise ??= this.source().catch((e: unknown): LiveAccountResult => ({
-      status: "failed",
-      message: e instanceof Error ? e.message : String(e),
-    }));
-    return this.livePromise;
+  liveAccount(key = "stack", inputs: AccountConnectionInputs = {}): Promise<LiveAccountResult> {
+    let read = this.reads.get(key);
+    if (read === undefined) {
+      read = this.source(inputs).catch((e: unknown): LiveAccountResult => ({
+        status: "failed",
+        message: e instanceof Error ? e.message : String(e),
+      }));
+      this.reads.set(key, read);
+    }
+    return read;
   }
 
   /**
-   * Finds a limit in its sources, in order: the policy's static config value, the live account
-   * record, the `Account` resources of the stack (smallest known value). When none has it, the
-   * limit is noted as missing for the summary and `undefined` is returned.
+   * Starts reading the stack's account record now (the pack calls it once it serves the engine,
+   * so the read overlaps the program). An outcome without settings is not kept: a later call
+   * looks for them again.
+   */
+  prefetch(): void {
+    void this.liveAccount().then((live) => {
+      if (live.status === "not-configured" || live.status === "incomplete") this.reads.delete("stack");
+    });
+  }
+
+  /** The stack's `svc:` account, noted for the summary. */
+  private async stackLive(): Promise<LiveAccountResult> {
+    const live = await this.liveAccount();
+    this.notes.live = live;
+    return live;
+  }
+
+  /**
+   * Finds a limit for a resource's account, in order: the policy's static option, its `accounts`
+   * option (by account ID), the account's live record, the Account resource's outputs.
    *
    * @param spec - the limit
-   * @param staticValue - the policy config's value for it (`spec.configKey`), if any
+   * @param config - the checking policy's config
    * @param resources - every resource of the stack
-   * @param needers - the resources to check against the limit (named in the summary when missing)
+   * @param binding - the resource's account
    */
   async resolve(
     spec: LimitSpec,
-    staticValue: unknown,
+    config: LimitPolicyConfig,
     resources: readonly PolicyResource[],
-    needers: readonly PolicyResource[],
-  ): Promise<ResolvedLimit | undefined> {
+    binding: Binding,
+  ): Promise<Resolution> {
+    const staticValue = config[spec.configKey];
     if (isLimitValue(staticValue)) {
       return {
-        spec,
-        value: staticValue,
-        source: { kind: "config", policy: spec.policy, key: spec.configKey },
+        kind: "ok",
+        limit: {
+          spec,
+          value: staticValue,
+          source: { kind: "config", policy: spec.policy, key: spec.configKey },
+        },
       };
     }
-    const live = await this.liveAccount();
-    this.notes.live = live;
-    if (live.status === "ok") {
-      const value: unknown = live.record[spec.field];
-      if (isLimitValue(value)) return { spec, value, source: { kind: "live" } };
+    if (binding.kind === "unknown") {
+      return unchecked("its `account` is unknown until the resources it depends on are created", true);
     }
-    let best: ResolvedLimit | undefined;
-    for (const account of ofType(resources, ACCOUNT_TYPE)) {
-      const r = readNumber(account.props, [spec.output]);
-      if (r.kind === "known" && isLimitValue(r.value)) {
-        if (best === undefined || r.value < best.value) {
-          best = { spec, value: r.value, source: { kind: "account", name: account.name, urn: account.urn } };
-        }
-      } else {
-        this.notes.pendingAccounts.add(label(account));
-      }
+    if (binding.kind === "invalid") return unchecked(binding.problem);
+    const ref = binding.ref;
+    if (ref.kind === "stack") return this.resolveStack(spec, config, resources);
+    if (ref.kind === "id") return this.resolveId(spec, config, resources, ref.id);
+    const account = accountResources(resources).find((r) => r.urn === ref.urn);
+    if (account === undefined) return unchecked(`its Account \`${ref.name}\` is not in this stack`);
+    return this.resolveAccount(spec, config, account);
+  }
+
+  /** A resource without `account`: the stack's `svc:` account, else the strictest of the Accounts. */
+  private async resolveStack(
+    spec: LimitSpec,
+    config: LimitPolicyConfig,
+    resources: readonly PolicyResource[],
+  ): Promise<Resolution> {
+    const live = await this.stackLive();
+    if (live.status === "ok" && isLimitValue(live.record[spec.field])) {
+      return { kind: "ok", limit: { spec, value: live.record[spec.field], source: { kind: "live" } } };
     }
-    if (best !== undefined) return best;
-    const missing = this.notes.missing.get(spec.field) ?? { spec, resources: new Set<string>() };
-    for (const r of needers) missing.resources.add(label(r));
-    this.notes.missing.set(spec.field, missing);
-    return undefined;
+    const stackCause = `the live account record ${describeLive(live)}`;
+    const accounts = accountResources(resources);
+    if (accounts.length === 0)
+      return unchecked(`${stackCause}, and there is no Account resource in this stack`);
+    const each = await Promise.all(accounts.map((a) => this.resolveAccount(spec, config, a)));
+    const failed = each.filter((r) => r.kind === "unchecked");
+    if (failed.length > 0) {
+      const causes = failed.map((r) => r.cause).join("; ");
+      // Waiting for an Account's outputs: say only that; anything else also says why the stack's source failed.
+      if (failed.every((r) => r.deferrable)) return unchecked(causes, true);
+      return unchecked(`${stackCause}; ${causes}`);
+    }
+    const limits = each.map((r) => (r as { limit: ResolvedLimit }).limit);
+    if (limits.length === 1) return { kind: "ok", limit: limits[0] };
+    const value = Math.min(...limits.map((l) => l.value));
+    const of = accounts.map((a, i) => ({ name: a.name, value: limits[i].value }));
+    return { kind: "ok", limit: { spec, value, source: { kind: "strictest", of } } };
+  }
+
+  /** A resource bound to an account ID. */
+  private async resolveId(
+    spec: LimitSpec,
+    config: LimitPolicyConfig,
+    resources: readonly PolicyResource[],
+    id: string,
+  ): Promise<Resolution> {
+    const configured = config.accounts?.[id];
+    if (isLimitValue(configured)) {
+      return {
+        kind: "ok",
+        limit: { spec, value: configured, source: { kind: "accounts-config", policy: spec.policy, id } },
+      };
+    }
+    const live = await this.stackLive();
+    if (live.status === "ok" && live.record.id === id && isLimitValue(live.record[spec.field])) {
+      return { kind: "ok", limit: { spec, value: live.record[spec.field], source: { kind: "live" } } };
+    }
+    const account = accountResources(resources).find((a) => accountIdOf(a) === id);
+    if (account !== undefined) return this.resolveAccount(spec, config, account);
+    const stack =
+      live.status === "ok"
+        ? `the stack's \`svc:\` settings read the account ${JSON.stringify(live.record.id)}`
+        : `the live account record ${describeLive(live)}`;
+    return unchecked(
+      `no source has the limits of the account ${JSON.stringify(id)}: it is not in the policy pack config ` +
+        `(e.g. {"${spec.policy}": {"accounts": {${JSON.stringify(id)}: <limit>}}}), no Account resource of this ` +
+        `stack has that accountId, and ${stack}`,
+    );
+  }
+
+  /** A resource bound to an Account resource: that Account's own settings, then its outputs. */
+  private async resolveAccount(
+    spec: LimitSpec,
+    config: LimitPolicyConfig,
+    account: PolicyResource,
+  ): Promise<Resolution> {
+    const id = accountIdOf(account);
+    const configured = id === undefined ? undefined : config.accounts?.[id];
+    if (id !== undefined && isLimitValue(configured)) {
+      return {
+        kind: "ok",
+        limit: { spec, value: configured, source: { kind: "accounts-config", policy: spec.policy, id } },
+      };
+    }
+    const connection = connectionOf(account);
+    const live = await this.accountLive(account, connection);
+    if (live?.status === "ok" && isLimitValue(live.record[spec.field])) {
+      return {
+        kind: "ok",
+        limit: { spec, value: live.record[spec.field], source: { kind: "account-live", name: account.name } },
+      };
+    }
+    const out = readNumber(account.props, [spec.output]);
+    if (out.kind === "known" && isLimitValue(out.value)) {
+      return {
+        kind: "ok",
+        limit: { spec, value: out.value, source: { kind: "account", name: account.name, urn: account.urn } },
+      };
+    }
+    const name = `the Account \`${account.name}\``;
+    if (connection.kind === "partial") {
+      const why =
+        `${name} sets ${connection.own.map((k) => `\`${k}\``).join(", ")} but not ` +
+        `${connection.missing.map((k) => `\`${k}\``).join(", ")}, so its record is not read (the pack reads it ` +
+        "only with the Account's own URL, username and password together, or with the stack's `svc:` settings " +
+        "when it sets none of them)";
+      return out.kind === "unknown"
+        ? unchecked(`${why}, and its outputs are unknown until its first \`pulumi up\``, true)
+        : unchecked(why);
+    }
+    if (live === undefined || live.status === "not-configured") {
+      return unchecked(
+        `${name} has no known values yet (its settings and outputs are unknown until its first \`pulumi up\`)`,
+        true,
+      );
+    }
+    return unchecked(`the live record of ${name} ${describeLive(live)}`);
+  }
+
+  /** An Account's live record, with its own settings or the stack's; `undefined` when it cannot be read. */
+  private accountLive(account: PolicyResource, c: AccountConnection): Promise<LiveAccountResult> | undefined {
+    if (c.kind === "own") return this.liveAccount(account.urn, c.inputs);
+    if (c.kind !== "stack") return undefined;
+    // The stack's settings: the stack's own read, unless the Account relaxes the transport rule.
+    return c.allowInsecureHttp
+      ? this.liveAccount(account.urn, { allowInsecureHttp: true })
+      : this.liveAccount();
+  }
+
+  /**
+   * Settles a check whose limit was not found: a Workflow waits for `up` when only unknown
+   * values are missing (noted in `unknowns`); anything else is noted as unchecked, which fails
+   * the preview through `account-limits-source`. A DlqRecovery never waits: its drain cannot be undone.
+   */
+  settle(spec: LimitSpec, resource: PolicyResource, res: Resolution, unknowns: UnknownValues): void {
+    if (res.kind === "ok") return;
+    if (res.deferrable && resource.type === WORKFLOW_TYPE) {
+      unknowns.add(resource, `account ${spec.field}`, res.cause);
+    } else {
+      this.noteUnchecked(spec, [resource], res.deferrable ? neverDeferred(res.cause) : res.cause);
+    }
+  }
+
+  /**
+   * Settles a checked value that is unknown during preview: a Workflow's is reported as unknown
+   * (the check runs again on `up`); a DlqRecovery's fails closed.
+   */
+  settleUnknownValue(
+    spec: LimitSpec,
+    resource: PolicyResource,
+    property: string,
+    unknowns: UnknownValues,
+  ): void {
+    if (resource.type === WORKFLOW_TYPE) unknowns.add(resource, property);
+    else
+      this.noteUnchecked(
+        spec,
+        [resource],
+        neverDeferred(`its \`${property}\` is unknown during this preview`),
+      );
+  }
+
+  /** Notes checks that could not run, for the summary of `account-limits-source`. */
+  noteUnchecked(spec: LimitSpec, resources: readonly PolicyResource[], cause: string): void {
+    const key = `${spec.field}\n${cause}`;
+    const entry = this.notes.unchecked.get(key) ?? { spec, cause, resources: new Set<string>() };
+    for (const r of resources) entry.resources.add(label(r));
+    this.notes.unchecked.set(key, entry);
   }
 
   /** Hands over the notes of this run and starts a new one. */
@@ -120,4 +326,9 @@ export class LimitsContext {
     this.notes = freshNotes();
     return notes;
   }
+}
+
+/** A cause, with why a DlqRecovery does not wait for `up`. */
+function neverDeferred(cause: string): string {
+  return `${cause}; a DlqRecovery is never deferred to \`up\` (its drain cannot be undone)`;
 }

@@ -9,12 +9,13 @@
  *
  * @packageDocumentation
  */
-import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
-import type { LimitsContext } from "./context";
-import { LIMITS, describeLimit } from "./limits";
+import type { PolicyConfigSchema, PolicyResource, StackValidationPolicy } from "@pulumi/policy";
+import { bindingOf } from "./accounts";
+import type { LimitPolicyConfig, LimitsContext } from "./context";
+import { LIMITS, accountsOptionSchema, describeLimit, type ResolvedLimit } from "./limits";
 import { formatValue } from "./maxLimit";
 import { DLQ_RECOVERY_TYPE } from "../core/tokens";
-import { UnknownValues, isCompletedRecovery, label, ofType, readNumber } from "./resources";
+import { UnknownValues, isCompletedRecovery, label, ofType, readNumber, type Read } from "./resources";
 
 /** The config of `dlq-recovery-retention-window` (besides `enforcementLevel`). */
 export interface DlqRecoveryRetentionWindowArgs {
@@ -23,6 +24,8 @@ export interface DlqRecoveryRetentionWindowArgs {
    * `Account` resources are not consulted for it. Default: unset.
    */
   maxDlqRetentionTimeMilis?: number;
+  /** A static `max_dlq_retention_time_milis` per account ID (the record's `id`). Default: unset. */
+  accounts?: Record<string, number>;
 }
 
 /** The config schema of `dlq-recovery-retention-window`. */
@@ -35,6 +38,7 @@ export const dlqRecoveryRetentionWindowConfigSchema: PolicyConfigSchema = {
         "Static max_dlq_retention_time_milis (how long the DLQ keeps an entry, in milliseconds). When " +
         "set, the live account record and Account resources are not consulted for it. Default: unset.",
     },
+    accounts: accountsOptionSchema("max_dlq_retention_time_milis"),
   },
 };
 
@@ -42,6 +46,33 @@ export const dlqRecoveryRetentionWindowConfigSchema: PolicyConfigSchema = {
 function iso(ms: number): string {
   const d = new Date(ms);
   return Number.isNaN(d.getTime()) ? String(ms) : d.toISOString();
+}
+
+/** The violation of a window that reaches past the retention, or `undefined`. */
+function windowProblem(
+  resource: PolicyResource,
+  limit: ResolvedLimit,
+  now: number,
+  fromDate: Read,
+  toDate: Read,
+): string | undefined {
+  const cutoff = now - limit.value;
+  const keeps = `the DLQ keeps entries for ${formatValue(limit.spec, limit.value)} (${describeLimit(limit)})`;
+  if (toDate.kind === "known" && (toDate.value as number) < cutoff) {
+    return (
+      `${label(resource)} selects runs that failed up to ${iso(toDate.value as number)} ` +
+      `(toDate ${toDate.value as number}), but ${keeps}: every entry of that window left the DLQ ` +
+      `before ${iso(cutoff)}, so it resumes nothing.`
+    );
+  }
+  if (fromDate.kind === "known" && (fromDate.value as number) < cutoff) {
+    return (
+      `${label(resource)} selects runs that failed from ${iso(fromDate.value as number)} ` +
+      `(fromDate ${fromDate.value as number}), but ${keeps}: runs that failed before ` +
+      `${iso(cutoff)} are no longer in the DLQ and will not be resumed.`
+    );
+  }
+  return undefined;
 }
 
 /** Builds the `dlq-recovery-retention-window` policy. */
@@ -54,47 +85,28 @@ export function dlqRecoveryRetentionWindow(ctx: LimitsContext): StackValidationP
     enforcementLevel: "advisory",
     configSchema: dlqRecoveryRetentionWindowConfigSchema,
     validateStack: async (args, reportViolation) => {
-      const checks = ofType(args.resources, DLQ_RECOVERY_TYPE)
-        .filter((r) => !isCompletedRecovery(r.props))
-        .map((resource) => ({
-          resource,
-          fromDate: readNumber(resource.props, ["fromDate"]),
-          toDate: readNumber(resource.props, ["toDate"]),
-        }))
-        .filter((c) => c.fromDate.kind !== "absent" || c.toDate.kind !== "absent");
-      if (checks.length === 0) return;
-      const config = args.getConfig<DlqRecoveryRetentionWindowArgs & Record<string, unknown>>();
-      const limit = await ctx.resolve(
-        spec,
-        config[spec.configKey],
-        args.resources,
-        checks.map((c) => c.resource),
-      );
-      if (limit === undefined) return;
-      const cutoff = ctx.now() - limit.value;
-      const keeps = `the DLQ keeps entries for ${formatValue(spec, limit.value)} (${describeLimit(limit)})`;
+      const config = args.getConfig<LimitPolicyConfig>();
       const unknowns = new UnknownValues();
-      for (const { resource, fromDate, toDate } of checks) {
-        if (toDate.kind === "known" && (toDate.value as number) < cutoff) {
-          reportViolation(
-            `${label(resource)} selects runs that failed up to ${iso(toDate.value as number)} ` +
-              `(toDate ${toDate.value as number}), but ${keeps}: every entry of that window left the DLQ ` +
-              `before ${iso(cutoff)}, so it resumes nothing.`,
-            resource.urn,
-          );
+      for (const resource of ofType(args.resources, DLQ_RECOVERY_TYPE)) {
+        if (isCompletedRecovery(resource.props)) continue;
+        const fromDate = readNumber(resource.props, ["fromDate"]);
+        const toDate = readNumber(resource.props, ["toDate"]);
+        if (fromDate.kind === "absent" && toDate.kind === "absent") continue;
+        const res = await ctx.resolve(spec, config, args.resources, bindingOf(resource));
+        if (res.kind !== "ok") {
+          ctx.settle(spec, resource, res, unknowns);
           continue;
         }
-        if (fromDate.kind === "known" && (fromDate.value as number) < cutoff) {
-          reportViolation(
-            `${label(resource)} selects runs that failed from ${iso(fromDate.value as number)} ` +
-              `(fromDate ${fromDate.value as number}), but ${keeps}: runs that failed before ` +
-              `${iso(cutoff)} are no longer in the DLQ and will not be resumed.`,
-            resource.urn,
+        const message = windowProblem(resource, res.limit, ctx.now(), fromDate, toDate);
+        if (message !== undefined) reportViolation(message, resource.urn);
+        else if (fromDate.kind === "unknown" || toDate.kind === "unknown") {
+          ctx.settleUnknownValue(
+            spec,
+            resource,
+            fromDate.kind === "unknown" ? "fromDate" : "toDate",
+            unknowns,
           );
-          continue;
         }
-        if (fromDate.kind === "unknown") unknowns.add(resource, "fromDate");
-        if (toDate.kind === "unknown") unknowns.add(resource, "toDate");
       }
       unknowns.throwIfAny(spec.field);
     },

@@ -1,15 +1,19 @@
 /**
  * The account limits the policies check, and where each value comes from.
  *
- * A limit is taken from the first source that has it:
+ * Each resource is checked against the limits of its own account (its `account` input, see
+ * `core/accountRef.ts`); a limit is taken from the first source that has it:
  *
  * 1. the policy pack config: the checking policy's own option, e.g.
- *    `{"workflow-max-retries": {"maxRetries": 20}}`;
- * 2. the live account record (`GET {accountApiUrl}/v2/svc/user`), read at most once per run of
- *    the pack with the stack config `svc:accountApiUrl`, `svc:username`, `svc:password`, or the
- *    environment variables `SVC_ACCOUNT_API_URL`, `SVC_USERNAME`, `SVC_PASSWORD`;
- * 3. an `Account` resource in the same stack (its outputs; unknown in the first preview of a new
- *    stack). With several Accounts, the smallest known value wins.
+ *    `{"workflow-max-retries": {"maxRetries": 20}}` (every account), then its `accounts` option
+ *    keyed by the record's `id`, e.g. `{"workflow-max-retries": {"accounts": {"<id>": 20}}}`;
+ * 2. the live account record (`GET {accountApiUrl}/v2/svc/user`), read at most once per account
+ *    and run of the pack: with a bound `Account` resource's own settings, else with the stack
+ *    config `svc:accountApiUrl`, `svc:username`, `svc:password`, or the environment variables
+ *    `SVC_ACCOUNT_API_URL`, `SVC_USERNAME`, `SVC_PASSWORD` (for an account ID: only when that
+ *    record has that `id`);
+ * 3. an `Account` resource's outputs (unknown in the first preview of a new stack). A resource
+ *    without `account` in a stack without `svc:` settings takes the strictest of every Account.
  *
  * @packageDocumentation
  */
@@ -54,8 +58,11 @@ export const LIMITS: Readonly<Record<LimitField, LimitSpec>> = {
 /** Where a limit's value came from. */
 export type LimitSource =
   | { readonly kind: "config"; readonly policy: string; readonly key: string }
+  | { readonly kind: "accounts-config"; readonly policy: string; readonly id: string }
   | { readonly kind: "live" }
-  | { readonly kind: "account"; readonly name: string; readonly urn: string };
+  | { readonly kind: "account-live"; readonly name: string }
+  | { readonly kind: "account"; readonly name: string; readonly urn: string }
+  | { readonly kind: "strictest"; readonly of: readonly { readonly name: string; readonly value: number }[] };
 
 /** A limit with its value and source. */
 export interface ResolvedLimit {
@@ -73,16 +80,39 @@ export function describeSource(source: LimitSource): string {
   switch (source.kind) {
     case "config":
       return `from the policy pack config \`${source.policy}.${source.key}\``;
+    case "accounts-config":
+      return `from the policy pack config \`${source.policy}.accounts\` for the account ${JSON.stringify(source.id)}`;
     case "live":
       return "from the live account record";
+    case "account-live":
+      return `from the live record of the Account \`${source.name}\``;
     case "account":
       return `from the Account resource \`${source.name}\``;
+    case "strictest":
+      return (
+        `the strictest of the Accounts ${source.of.map((a) => `\`${a.name}\` (${a.value})`).join(", ")} ` +
+        "(the stack has no `svc:` account settings)"
+      );
   }
 }
 
 /** "account max_retries, from the live account record": what a limit is and where it came from. */
 export function describeLimit(limit: ResolvedLimit): string {
   return `account ${limit.spec.field}, ${describeSource(limit.source)}`;
+}
+
+/** The `accounts` option of a limit policy: the limit per account ID. */
+export type AccountLimitsConfig = Readonly<Record<string, number>>;
+
+/** The JSON schema of the `accounts` option of a limit policy. */
+export function accountsOptionSchema(field: LimitField): Record<string, unknown> {
+  return {
+    type: "object",
+    additionalProperties: { type: "integer", minimum: 0 },
+    description:
+      `Static ${field} per account ID (the account record's \`id\`), for resources whose \`account\` is that ` +
+      "ID or an Account resource with that accountId. Default: unset.",
+  };
 }
 
 /** True for a usable limit value: a finite, non-negative number. */

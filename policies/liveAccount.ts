@@ -1,16 +1,18 @@
 /**
- * Reading the live account record for the policies, with the same settings as the `Account`
- * resource: the stack config `svc:accountApiUrl`, `svc:username`, `svc:password` (decrypted),
- * else the environment variables `SVC_ACCOUNT_API_URL`, `SVC_USERNAME`, `SVC_PASSWORD`.
+ * Reading the live account record for the policies: with an Account's own URL, username and
+ * password (all three, see `connectionOf` in `accounts.ts`), or with the stack's settings — the
+ * stack config `svc:accountApiUrl`, `svc:username`, `svc:password` (decrypted), else the
+ * environment variables `SVC_ACCOUNT_API_URL`, `SVC_USERNAME`, `SVC_PASSWORD`.
  *
  * Every outcome is a value, never a throw: the pack reports a failure once, in words, instead
  * of crashing with a stack trace. No outcome carries a credential.
  *
  * @packageDocumentation
  */
+import * as crypto from "node:crypto";
 import * as pulumi from "@pulumi/pulumi";
 import type { AccountRecord } from "../client";
-import { readAccount, type AccountClientOptions } from "../core/accountClient";
+import type { AccountClientOptions, AccountConnectionInputs } from "../core/accountClient";
 import {
   ACCOUNT_SETTINGS,
   MissingSettingError,
@@ -52,8 +54,11 @@ export type LiveAccountResult =
       readonly message: string;
     };
 
-/** Reads the live account record; called at most once per run of the pack (see `LimitsContext`). */
-export type LiveAccountSource = () => Promise<LiveAccountResult>;
+/**
+ * Reads the live account record with an account's settings: an `Account` resource's own URL,
+ * username and password, or `{}` for the stack's `svc:` account. Called at most once per account per run of the pack (`LimitsContext`).
+ */
+export type LiveAccountSource = (inputs?: AccountConnectionInputs) => Promise<LiveAccountResult>;
 
 /**
  * Reads stack config keys such as `svc:password` through `new pulumi.Config("svc")`: the
@@ -90,44 +95,100 @@ export interface LiveAccountOptions {
  * the source is called, after the engine has handed the pack the stack's config.
  */
 export function liveAccountFromSettings(options: LiveAccountOptions = {}): LiveAccountSource {
-  return async () => {
+  // One request per account (URL, username, hash of the password, transport rule) per process.
+  const reads = new Map<string, Promise<LiveAccountResult>>();
+  return async (inputs = {}) => {
     const settings = new Settings(options.env ?? process.env, options.config ?? pulumiStackConfig);
-    const clientOptions: AccountClientOptions = {
-      connectTimeoutMs: 5_000,
-      requestTimeoutMs: 15_000,
-      retry: { maxRetries: 2, maxTotalDelayMs: 5_000 },
-      ...options.client,
-    };
+    let key: string;
     try {
-      const { record, url } = await readAccount(
-        settings,
-        {},
-        "Reading the live account record",
-        clientOptions,
-      );
-      return { status: "ok", record, url };
+      const s = settings.require(ACCOUNT_SETTINGS, inputs, "Reading the live account record");
+      const secret = crypto.createHash("sha256").update(s.password.value, "utf8").digest("hex");
+      key = [s.accountApiUrl.value, s.username.value, secret, inputs.allowInsecureHttp === true].join("\n");
     } catch (e) {
-      if (e instanceof MissingSettingError) {
-        const missing = e.missing;
-        if (missing.length === ACCOUNT_SETTINGS.length) return { status: "not-configured" };
-        return {
-          status: "incomplete",
-          missing,
-          message:
-            `${missing.map((m) => `\`${m}\``).join(" and ")} ${missing.length > 1 ? "are" : "is"} missing: ` +
-            missing.map(describeSourceWithoutInput).join("; ") +
-            unknownConfigKeys(configKeysOf(settings.config))
-              .map((u) => `. ${configKeyHint(u)}`)
-              .join(""),
-        };
-      }
-      if (e instanceof ServiceError) return { status: "failed", message: e.detail };
+      if (e instanceof MissingSettingError) return missingSettings(e.missing, settings);
       throw e;
     }
+    let read = reads.get(key);
+    if (read === undefined) {
+      read = readLive(settings, inputs, options.client);
+      reads.set(key, read);
+    }
+    return read;
+  };
+}
+
+/** Reads the record once; every outcome is a value. */
+async function readLive(
+  settings: Settings,
+  inputs: AccountConnectionInputs,
+  client: AccountClientOptions | undefined,
+): Promise<LiveAccountResult> {
+  const clientOptions: AccountClientOptions = {
+    connectTimeoutMs: 5_000,
+    requestTimeoutMs: 15_000,
+    retry: { maxRetries: 2, maxTotalDelayMs: 5_000 },
+    ...client,
+  };
+  try {
+    // Loaded on first use: the HTTP client is not on the path of the pack's start.
+    const { readAccount } = await import("../core/accountClient");
+    const { record, url } = await readAccount(
+      settings,
+      inputs,
+      "Reading the live account record",
+      clientOptions,
+    );
+    return { status: "ok", record, url };
+  } catch (e) {
+    if (e instanceof ServiceError) return { status: "failed", message: e.detail };
+    throw e;
+  }
+}
+
+/** The outcome when some or all settings are in no source. */
+function missingSettings(missing: readonly SettingName[], settings: Settings): LiveAccountResult {
+  if (missing.length === ACCOUNT_SETTINGS.length) return { status: "not-configured" };
+  return {
+    status: "incomplete",
+    missing,
+    message:
+      `${missing.map((m) => `\`${m}\``).join(" and ")} ${missing.length > 1 ? "are" : "is"} missing: ` +
+      missing.map(describeSourceWithoutInput).join("; ") +
+      unknownConfigKeys(configKeysOf(settings.config))
+        .map((u) => `. ${configKeyHint(u)}`)
+        .join(""),
   };
 }
 
 /** "set the stack config `svc:password` or the environment variable `SVC_PASSWORD`". */
 function describeSourceWithoutInput(name: SettingName): string {
   return `set the stack config \`${SETTINGS[name].config}\` or the environment variable \`${SETTINGS[name].env}\``;
+}
+
+/**
+ * How a live source fared, to follow "the live account record": "is not configured: set ...",
+ * "could not be read: ...". Never carries a credential.
+ */
+export function describeLive(live: LiveAccountResult | undefined): string {
+  switch (live?.status) {
+    case undefined:
+    case "not-configured":
+      return (
+        "is not configured: set the stack config " +
+        ACCOUNT_SETTINGS.map((s) => `\`${SETTINGS[s].config}\``).join(", ") +
+        " (the password as a secret), or the environment variables " +
+        ACCOUNT_SETTINGS.map((s) => `\`${SETTINGS[s].env}\``).join(", ")
+      );
+    case "incomplete":
+      return `is not fully configured: ${live.message}`;
+    case "failed":
+      return `could not be read: ${clause(live.message)}`;
+    case "ok":
+      return "was read, but has no usable value for it";
+  }
+}
+
+/** Drops a final full stop, so a message can be embedded in a sentence. */
+function clause(message: string): string {
+  return message.replace(/\.\s*$/, "");
 }

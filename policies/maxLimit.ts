@@ -5,9 +5,10 @@
  *
  * @packageDocumentation
  */
-import type { PolicyConfigSchema, PolicyResource, StackValidationPolicy } from "@pulumi/policy";
+import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
 import { formatDuration } from "../core/duration";
-import type { LimitsContext } from "./context";
+import { bindingOf } from "./accounts";
+import type { LimitPolicyConfig, LimitsContext } from "./context";
 import { describeLimit, type LimitSpec } from "./limits";
 import { UnknownValues, label, type Read } from "./resources";
 
@@ -46,11 +47,13 @@ export function formatValue(spec: LimitSpec, value: number): string {
 }
 
 /**
- * Builds a mandatory stack policy that checks each target value against one limit.
+ * Builds a mandatory stack policy that checks each target value against one limit of the
+ * resource's own account.
  *
  * Messages: "Workflow `orders` must not set retries above 20 (account max_retries, from the
- * live account record); it sets 25." Values unknown during preview are reported together as one
- * advisory "can't run ... during preview" note after the violations.
+ * live account record); it sets 25." A Workflow's value (or limit) unknown during preview is
+ * reported in one advisory "can't run ... during preview" note after the violations; a check
+ * that cannot run otherwise is noted for `account-limits-source`, which fails the preview.
  */
 export function maxLimitPolicy(ctx: LimitsContext, o: MaxLimitPolicyOptions): StackValidationPolicy {
   return {
@@ -59,34 +62,26 @@ export function maxLimitPolicy(ctx: LimitsContext, o: MaxLimitPolicyOptions): St
     enforcementLevel: "mandatory",
     configSchema: o.configSchema,
     validateStack: async (args, reportViolation) => {
-      const checks: { resource: PolicyResource; target: LimitTarget; value: Read }[] = [];
+      const config = args.getConfig<LimitPolicyConfig>();
+      const unknowns = new UnknownValues();
       for (const resource of args.resources) {
         for (const target of o.targets) {
           if (resource.type !== target.type) continue;
           const value = target.read(resource.props);
-          if (value.kind !== "absent") checks.push({ resource, target, value });
-        }
-      }
-      if (checks.length === 0) return;
-      const config = args.getConfig<Record<string, unknown>>();
-      const limit = await ctx.resolve(
-        o.spec,
-        config[o.spec.configKey],
-        args.resources,
-        checks.map((c) => c.resource),
-      );
-      if (limit === undefined) return; // noted for `account-limits-source`
-      const unknowns = new UnknownValues();
-      for (const { resource, target, value } of checks) {
-        if (value.kind === "unknown") {
-          unknowns.add(resource, target.property);
-        } else if (value.kind === "known" && (value.value as number) > limit.value) {
-          reportViolation(
-            `${label(resource)} must not ${target.verb} ${target.property} above ` +
-              `${formatValue(o.spec, limit.value)} (${describeLimit(limit)}); ` +
-              `it sets ${formatValue(o.spec, value.value as number)}.`,
-            resource.urn,
-          );
+          if (value.kind === "absent") continue;
+          const res = await ctx.resolve(o.spec, config, args.resources, bindingOf(resource));
+          if (res.kind !== "ok") {
+            ctx.settle(o.spec, resource, res, unknowns);
+          } else if (value.kind === "unknown") {
+            ctx.settleUnknownValue(o.spec, resource, target.property, unknowns);
+          } else if ((value.value as number) > res.limit.value) {
+            reportViolation(
+              `${label(resource)} must not ${target.verb} ${target.property} above ` +
+                `${formatValue(o.spec, res.limit.value)} (${describeLimit(res.limit)}); ` +
+                `it sets ${formatValue(o.spec, value.value as number)}.`,
+              resource.urn,
+            );
+          }
         }
       }
       unknowns.throwIfAny(o.spec.field);

@@ -8,6 +8,7 @@
 import type { StackValidationPolicy } from "@pulumi/policy";
 import { accountLimitsSource } from "./accountLimitsSource";
 import { LimitsContext, type LimitsContextOptions } from "./context";
+import { dlqRecoveryOverlap } from "./dlqRecoveryOverlap";
 import { dlqRecoveryRetentionWindow } from "./dlqRecoveryRetentionWindow";
 import { workflowMaxDelay } from "./workflowMaxDelay";
 import { workflowMaxGlobalParallelism } from "./workflowMaxGlobalParallelism";
@@ -40,6 +41,7 @@ export function createPolicies(options: LimitsContextOptions = {}): SvcLimitsPac
       workflowMaxDelay(context),
       workflowMaxGlobalParallelism(context),
       dlqRecoveryRetentionWindow(context),
+      dlqRecoveryOverlap(),
       accountLimitsSource(context),
     ],
   };

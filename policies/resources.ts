@@ -117,9 +117,13 @@ export function isCompletedRecovery(props: unknown): boolean {
 export class UnknownValues {
   private readonly items: string[] = [];
 
-  /** Notes that `property` of `resource` is unknown. */
-  add(resource: PolicyResource, property: string): void {
-    this.items.push(`${label(resource)}: \`${property}\``);
+  /**
+   * Notes that `property` of `resource` is unknown.
+   *
+   * @param why - why, when it is not the property itself (e.g. its account's outputs)
+   */
+  add(resource: PolicyResource, property: string, why?: string): void {
+    this.items.push(`${label(resource)}: \`${property}\`${why === undefined ? "" : ` (${why})`}`);
   }
 
   /** The notes so far. */

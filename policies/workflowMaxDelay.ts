@@ -6,7 +6,7 @@
  */
 import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
 import type { LimitsContext } from "./context";
-import { LIMITS } from "./limits";
+import { LIMITS, accountsOptionSchema } from "./limits";
 import { maxLimitPolicy } from "./maxLimit";
 import { WORKFLOW_TYPE } from "../core/tokens";
 import { readWorkflowDelay } from "./resources";
@@ -18,6 +18,8 @@ export interface WorkflowMaxDelayArgs {
    * are not consulted for it. Default: unset.
    */
   maxDelay?: number;
+  /** A static `max_delay` per account ID (the record's `id`). Default: unset. */
+  accounts?: Record<string, number>;
 }
 
 /** The config schema of `workflow-max-delay`. */
@@ -30,6 +32,7 @@ export const workflowMaxDelayConfigSchema: PolicyConfigSchema = {
         "Static max_delay in seconds. When set, the live account record and Account resources are not " +
         "consulted for it. Default: unset.",
     },
+    accounts: accountsOptionSchema("max_delay"),
   },
 };
 

@@ -7,7 +7,7 @@
  */
 import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
 import type { LimitsContext } from "./context";
-import { LIMITS } from "./limits";
+import { LIMITS, accountsOptionSchema } from "./limits";
 import { maxLimitPolicy } from "./maxLimit";
 import { DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../core/tokens";
 import { readNumber } from "./resources";
@@ -19,6 +19,8 @@ export interface WorkflowMaxParallelismArgs {
    * not consulted for it. Default: unset.
    */
   maxParallelism?: number;
+  /** A static `max_parallelism` per account ID (the record's `id`). Default: unset. */
+  accounts?: Record<string, number>;
 }
 
 /** The config schema of `workflow-max-parallelism`. */
@@ -31,6 +33,7 @@ export const workflowMaxParallelismConfigSchema: PolicyConfigSchema = {
         "Static max_parallelism (runs in parallel per flow-control key). When set, the live account " +
         "record and Account resources are not consulted for it. Default: unset.",
     },
+    accounts: accountsOptionSchema("max_parallelism"),
   },
 };
 

@@ -6,7 +6,7 @@
  */
 import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
 import type { LimitsContext } from "./context";
-import { LIMITS } from "./limits";
+import { LIMITS, accountsOptionSchema } from "./limits";
 import { maxLimitPolicy } from "./maxLimit";
 import { DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../core/tokens";
 import { readNumber } from "./resources";
@@ -18,6 +18,8 @@ export interface WorkflowMaxRetriesArgs {
    * consulted for it. Default: unset.
    */
   maxRetries?: number;
+  /** A static `max_retries` per account ID (the record's `id`). Default: unset. */
+  accounts?: Record<string, number>;
 }
 
 /** The config schema of `workflow-max-retries`. */
@@ -30,6 +32,7 @@ export const workflowMaxRetriesConfigSchema: PolicyConfigSchema = {
         "Static max_retries. When set, the live account record and Account resources are not consulted " +
         "for it. Default: unset.",
     },
+    accounts: accountsOptionSchema("max_retries"),
   },
 };
 

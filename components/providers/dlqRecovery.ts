@@ -5,16 +5,19 @@
  * - `check` validates every input and that a URL and token are configured (preview
  *   fails early, naming the field and the value).
  * - `diff` reports a change when the selection, an override or `triggers` changed (the
- *   next up resumes again), when `baseUrl` or a tuning input changed (the next up sends
- *   nothing), or when the last drain did not finish (the next up continues it). A new
- *   `token` alone is no change: it is used by the next drain and never stored in outputs.
+ *   next up resumes again), when `baseUrl`, `account` or a tuning input changed (the next up
+ *   sends nothing), or when the last drain did not finish (the next up continues it). A new
+ *   `token` alone is no change: it is used by the next drain and never stored in outputs; nor
+ *   are new `accountLimits` (the bound Account's pacing limits, copied by the component).
  * - `create` drains through `SvcClient`: with filters (or `all`) in parallel failure-time
  *   windows (`drainWindows`; `concurrency: 1` follows one cursor, ceil(N/50) requests for N
  *   entries); with `dlqIds` in batches of at most 50 (`resumeByIds`). Every request passes the
  *   account's rate gate, one per account in the process, so all the DlqRecovery resources of an
- *   up (one provider process) share it; its limit is the account's `max_requests_per_second`
- *   (read once per process when account settings are configured), else learnt from the
- *   `Burst-RateLimit-*` headers. `maxRequestsPerSecond` caps one drain lower.
+ *   up (one provider process) share it; its limit is the account's `max_requests_per_second`:
+ *   a bound `Account`'s (its output, with its record's token when no `token` is given), else
+ *   the stack's account (read once per process when account settings are configured, and not
+ *   for an `account` ID that names another account), else learnt from the `Burst-RateLimit-*`
+ *   headers. `maxRequestsPerSecond` caps one drain lower.
  * - `update` drains again when the selection, overrides or triggers changed, continues
  *   from the saved windows (or cursor) when the last drain was cut off, and sends nothing otherwise.
  * - `read` returns the state as it is (the service has nothing to read back).
@@ -45,6 +48,7 @@ import {
 } from "../../client";
 import { resolveEndpoint } from "../../client/transport";
 import { accountLimitsOnce, type AccountLimits } from "../../core/accountClient";
+import { parseAccountRef } from "../../core/accountRef";
 import {
   MissingSettingError,
   RESUME_SETTINGS,
@@ -209,6 +213,19 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
     // Resumed runs cannot be un-resumed: deleting the resource leaves the service untouched.
   }
 
+  /**
+   * The limits that pace a drain: none when `maxRequestsPerSecond` bounds it; the bound Account's
+   * (its outputs); else the stack's `svc:` account, read once per process, unless `account` names
+   * another account ID (its rate is then learnt from the rate-limit headers).
+   */
+  private async accountLimits(inputs: DlqRecoveryInputs, label: string): Promise<AccountLimits> {
+    if (inputs.maxRequestsPerSecond !== undefined) return {};
+    const ref = parseAccountRef(inputs.account);
+    if (ref?.kind === "resource") return inputs.accountLimits ?? {};
+    const limits = await accountLimitsOnce(this.settings, label);
+    return ref?.kind === "id" && limits.accountId !== ref.id ? {} : limits;
+  }
+
   /** Runs (or continues) a drain; on failure rejects with the partial state for the engine to save. */
   private async drain(
     id: string,
@@ -249,10 +266,8 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
       token: s.token.value,
       allowInsecureHttp: inputs.allowInsecureHttp === true,
     });
-    // The account's limits, read once per process; not read when `maxRequestsPerSecond` bounds the drain.
-    const limits: AccountLimits =
-      inputs.maxRequestsPerSecond === undefined ? await accountLimitsOnce(this.settings, label) : {};
-    // One gate per account in this process: every DlqRecovery of the up shares it.
+    const limits = await this.accountLimits(inputs, label);
+    // One gate per account (resume URL and token) in this process: the drains of that account share it.
     const gate = accountRateGates.forAccount(url, s.token.value, limits.maxRequestsPerSecond);
     const allowed = (): number | undefined => minDefined(gate.ratePerSecond, inputs.maxRequestsPerSecond);
     const overrides = overridesOf(inputs);

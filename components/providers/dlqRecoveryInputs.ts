@@ -22,6 +22,8 @@ import {
   type ResumeOverrides,
   type WindowDrainState,
 } from "../../client";
+import type { AccountLimits } from "../../core/accountClient";
+import { accountProblem } from "../../core/accountRef";
 import { Failures, checkBoolean, checkInteger, checkString, checkUrl, show } from "../../core/messages";
 import { isUnknown } from "../../core/tokens";
 
@@ -33,6 +35,10 @@ export interface DlqRecoveryInputs extends DlqSelection {
   triggers?: unknown[];
   baseUrl?: string;
   token?: string;
+  /** The account: an `Account`'s URN or an account ID (`core/accountRef.ts`). */
+  account?: string;
+  /** The bound `Account`'s pacing limits (its outputs), set by the component with `account`. */
+  accountLimits?: AccountLimits;
   allowInsecureHttp?: boolean;
   concurrency?: number;
   maxRequestsPerSecond?: number;
@@ -78,9 +84,13 @@ export interface DlqRecoveryOutputs extends Omit<DlqRecoveryInputs, "token"> {
 /** Inputs that decide what is resumed and how: a change resumes again. */
 export const SPEC_FIELDS = [...SELECTION_FIELDS, "all", "flowControl", "retries", "triggers"] as const;
 
-/** Inputs whose change sends nothing (only the state is updated). */
+/**
+ * Inputs whose change sends nothing (only the state is updated). `token` and `accountLimits`
+ * (the bound Account's outputs) are not compared at all: the next drain uses them.
+ */
 export const TUNING_FIELDS = [
   "baseUrl",
+  "account",
   "allowInsecureHttp",
   "concurrency",
   "maxRequestsPerSecond",
@@ -226,6 +236,7 @@ export function validateInputs(news: DlqRecoveryInputs): Failures {
   }
   checkUrl(f, "baseUrl", news.baseUrl);
   checkString(f, "token", news.token, true);
+  checkAccount(f, news);
   checkBoolean(f, "allowInsecureHttp", news.allowInsecureHttp);
   checkInteger(f, "concurrency", news.concurrency, 1, MAX_CONCURRENCY);
   checkInteger(f, "maxRequestsPerSecond", news.maxRequestsPerSecond, 1);
@@ -234,6 +245,22 @@ export function validateInputs(news: DlqRecoveryInputs): Failures {
     f.add("runLogFile", `\`runLogFile\` must be a file path, or "" for none; got ${show(news.runLogFile)}.`);
   }
   return f;
+}
+
+/** `account` (the rule of `core/accountRef.ts`) and the limits the component copies from an Account. */
+function checkAccount(f: Failures, news: DlqRecoveryInputs): void {
+  if (!isUnknown(news.account)) {
+    const p = accountProblem(news.account);
+    if (p !== undefined) f.add("account", p);
+  }
+  const limits = news.accountLimits;
+  if (!set(limits) || isUnknown(limits)) return;
+  if (typeof limits !== "object" || Array.isArray(limits)) {
+    f.add("accountLimits", `\`accountLimits\` must be an object; got ${show(limits)}.`);
+    return;
+  }
+  checkInteger(f, "accountLimits.maxRequestsPerSecond", limits.maxRequestsPerSecond, 1);
+  checkInteger(f, "accountLimits.dlqRetentionMs", limits.dlqRetentionMs, 1);
 }
 
 /** The selection to send, from the inputs: `dlqIds` alone, or the filters that are set. */

@@ -137,7 +137,10 @@ describe("e2e: your own program", function () {
   });
 
   it(`the tarball beside @pulumi/pulumi ${NEWEST_SDK} leaves one copy of the SDK`, async () => {
-    const tarball = path.join(program, "pulumi-svc-0.1.0.tgz");
+    const { version } = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as {
+      version: string;
+    };
+    const tarball = path.join(program, `pulumi-svc-${version}.tgz`);
     assert.ok(fs.existsSync(tarball), `the walkthrough's tarball ${tarball} (run the whole file)`);
     const dir = path.join(root, "newest-sdk");
     fs.mkdirSync(dir);

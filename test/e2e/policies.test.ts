@@ -156,7 +156,7 @@ describe("e2e: the svc-limits policy pack", function () {
     it("a stack within the limits previews clean", async () => {
       const res = await preview(limits, "within");
       assert.equal(res.code, 0, res.stdout + res.stderr);
-      assert.match(res.stdout, /svc-limits\|local\|\S+\s+0\.1\.0/, "the pack ran");
+      assert.match(res.stdout, /svc-limits\|local\|\S+\s+0\.2\.0/, "the pack ran");
       assert.doesNotMatch(res.stdout, /\[(mandatory|advisory)\]/);
     });
 
@@ -228,23 +228,24 @@ describe("e2e: the svc-limits policy pack", function () {
       assert.equal(res.code, 0, res.stdout + res.stderr);
       assert.match(
         res.stdout,
-        /\[advisory\]\s+workflow-max-retries[\s\S]*can't run policy 'workflow-max-retries' from policy pack 'svc-limits@v0\.1\.0' during preview: Workflow `orders`: `retries` is unknown/,
+        /\[advisory\]\s+workflow-max-retries[\s\S]*can't run policy 'workflow-max-retries' from policy pack 'svc-limits@v0\.2\.0' during preview: Workflow `orders`: `retries` is unknown/,
       );
       assert.doesNotMatch(res.stdout, /\[mandatory\]/);
     });
   });
 
   describe("other sources", () => {
-    it("with no source at all, the pack says so once and the preview passes with a warning", async () => {
+    it("with no source at all, the pack fails closed once, naming the unchecked Workflow and the opt-out", async () => {
       const res = await preview(sources, "within");
-      assert.equal(res.code, 0, res.stdout + res.stderr);
-      assert.equal(count(res.stdout, "No account limit is available for these checks"), 1, res.stdout);
-      assert.match(res.stdout, /\[advisory\]\s+account-limits-source/);
-      assert.match(res.stdout, /- max_parallelism \(workflow-max-parallelism\): Workflow `orders`/);
+      assert.notEqual(res.code, 0, res.stdout + res.stderr);
+      assert.equal(count(res.stdout, "These checks could not run"), 1, res.stdout);
+      assert.match(res.stdout, /\[mandatory\]\s+account-limits-source/);
+      assert.match(res.stdout, /max_parallelism \(workflow-max-parallelism\): Workflow `orders`/);
       assert.match(
         res.stdout,
-        /the live account record, which is not configured: set the stack config `svc:accountApiUrl`/,
+        /the live account record is not configured: set the stack config `svc:accountApiUrl`/,
       );
+      assert.ok(res.stdout.includes('set "account-limits-source" to "advisory"'), res.stdout);
     });
 
     it("reads the live record once per preview, from the SVC_* environment", async () => {
@@ -260,26 +261,26 @@ describe("e2e: the svc-limits policy pack", function () {
       assert.equal(accountReads(emulator, since), 1);
     });
 
-    it("reports rejected credentials once and clearly, without a stack trace or the password", async () => {
+    it("reports rejected credentials once and clearly, without a stack trace or the password, and fails", async () => {
       const res = await preview(sources, "within", [], {
         SVC_ACCOUNT_API_URL: emulator.url,
         SVC_USERNAME: CREDS.username,
         SVC_PASSWORD: WRONG_PASSWORD,
       });
-      assert.equal(res.code, 0, res.stdout + res.stderr);
+      assert.notEqual(res.code, 0, res.stdout + res.stderr);
       assert.equal(count(res.stdout, "rejected the credentials"), 1, res.stdout);
       assert.ok(
         res.stdout.includes(
-          `the live account record, which could not be read: the service at ${emulator.url} rejected the credentials ` +
+          `the live account record could not be read: the service at ${emulator.url} rejected the credentials ` +
             "(HTTP 401). They came from: `username` from the environment variable `SVC_USERNAME`, `password` from the " +
-            "environment variable `SVC_PASSWORD`. Check those values;",
+            "environment variable `SVC_PASSWORD`. Check those values, and there is no Account resource in this stack:",
         ),
         res.stdout,
       );
       assert.doesNotMatch(res.stdout + res.stderr, /\n\s+at .*\(.*:\d+:\d+\)/, "no stack trace");
     });
 
-    it("takes the limits from an Account resource in the stack once it has outputs", async () => {
+    it("takes the limits from an Account resource in the stack (its own settings) once it exists", async () => {
       await sources.setConfig("acct:url", emulator.url);
       await sources.setConfig("acct:username", CREDS.username);
       await sources.setConfig("acct:password", CREDS.password, true);
@@ -289,8 +290,8 @@ describe("e2e: the svc-limits policy pack", function () {
         res,
         "workflow-max-parallelism",
         "svc:index:Workflow: orders",
-        "Workflow `orders` must not set flowControl.parallelism above 2 (account max_parallelism, from the Account " +
-          "resource `account`); it sets 3.",
+        "Workflow `orders` must not set flowControl.parallelism above 2 (account max_parallelism, from the live " +
+          "record of the Account `account`); it sets 3.",
       );
       assert.doesNotMatch(res.stdout, /account-limits-source/);
     });

@@ -19,7 +19,7 @@ describe("e2e: the policy pack runs from its TypeScript sources when dist/ is mi
 
   before(async () => {
     tree = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-svc-sources-"));
-    for (const dir of ["client", "components", "policies"]) {
+    for (const dir of ["client", "core", "policies"]) {
       fs.cpSync(path.join(REPO_ROOT, dir), path.join(tree, dir), { recursive: true });
     }
     for (const file of ["tsconfig.json", "package.json"]) {
@@ -39,6 +39,6 @@ describe("e2e: the policy pack runs from its TypeScript sources when dist/ is mi
     const out = res.stdout + res.stderr;
     assert.doesNotMatch(out, /Unable to compile TypeScript|TSError|error TS\d+/);
     assert.equal(res.code, 0, out);
-    assert.match(res.stdout, /Policy Packs run:[\s\S]*svc-limits\|local\|\S+\s+0\.1\.0/);
+    assert.match(res.stdout, /Policy Packs run:[\s\S]*svc-limits\|local\|\S+\s+0\.2\.0/);
   });
 });

@@ -4,6 +4,7 @@
  */
 import * as assert from "node:assert/strict";
 import * as pulumi from "@pulumi/pulumi";
+import { Account } from "../../../components/Account";
 import { Workflow, type WorkflowArgs } from "../../../components/Workflow";
 import { WORKFLOW_TYPE } from "../../../core/tokens";
 import { formatDuration, parseDuration } from "../../../core/duration";
@@ -166,7 +167,7 @@ describe("Workflow", () => {
         } as unknown as WorkflowArgs),
       (e: Error) =>
         e.message ===
-        "Workflow `x`: `retry` is not an argument of Workflow; expected url, retries, delay, flowControl. " +
+        "Workflow `x`: `retry` is not an argument of Workflow; expected url, retries, delay, flowControl, account. " +
           "`flowControl.paralellism` is not an argument of Workflow; expected key, parallelism, rate, period.",
     );
   });
@@ -196,6 +197,56 @@ describe("Workflow", () => {
     assert.equal(await isKnown(wf.url), true);
     assert.equal(await valueOf(wf.delaySeconds), 60);
   });
+});
+
+describe("Workflow: `account`", () => {
+  beforeEach(() => useMocks(false));
+
+  it("records an Account resource as its URN, in the inputs and the `account` output", async () => {
+    const account = new Account("payg");
+    const wf = new Workflow("orders", { url: "https://example.com/api/orders", account });
+    assert.equal(await valueOf(wf.account), await valueOf(account.urn));
+    await valueOf(wf.headers);
+    const inputs = registered.find((r) => r.type === WORKFLOW_TYPE)?.inputs ?? {};
+    assert.equal(inputs.account, await valueOf(account.urn));
+  });
+
+  it("records an account ID as given", async () => {
+    const wf = new Workflow("orders", { url: "https://example.com/api/orders", account: "acct-1" });
+    assert.equal(await valueOf(wf.account), "acct-1");
+  });
+
+  it("registers no `account` input when it is not set (a Workflow of 0.1.0 stays the same)", async () => {
+    const wf = new Workflow("orders", FULL);
+    assert.equal(await valueOf(wf.account), undefined);
+    await valueOf(wf.headers);
+    const inputs = registered.find((r) => r.type === WORKFLOW_TYPE)?.inputs ?? {};
+    assert.equal("account" in inputs, false);
+  });
+
+  const bad: [string, unknown, string][] = [
+    [
+      "a number",
+      42,
+      "`account` must be an `Account` resource or an account ID (a non-empty string); got 42.",
+    ],
+    ["an empty string", "", '; got "".'],
+    ["another resource", undefined, "got another resource."],
+  ];
+  for (const [what, value, reason] of bad) {
+    it(`refuses ${what}, naming \`account\``, () => {
+      const account = value === undefined ? new Dep("dep") : value;
+      assert.throws(
+        () =>
+          new Workflow("orders", {
+            url: "https://example.com/api/orders",
+            account,
+          } as unknown as WorkflowArgs),
+        (e: Error) =>
+          e.message.startsWith("Workflow `orders`: `account` must be") && e.message.includes(reason),
+      );
+    });
+  }
 });
 
 describe("durations", () => {

@@ -25,13 +25,13 @@ describe("policy account-limits-source", () => {
   it("says nothing on the happy path, and the live record is read once for all policies", async () => {
     const live = liveOk();
     const out = await runPack(pack(live), toResources(happyStack()));
-    for (const name of [...LIMIT_POLICIES, SOURCE]) {
+    for (const name of [...LIMIT_POLICIES, "dlq-recovery-overlap", SOURCE]) {
       assert.deepEqual(out[name], { violations: [] }, name);
     }
     assert.equal(live.calls, 1);
   });
 
-  it("says once, clearly, that no source had the limits, naming the unchecked resources and every source", async () => {
+  it("fails closed once, naming the unchecked resources and policies, the cause and both ways out", async () => {
     const out = await runPack(pack(liveNone()), toResources(happyStack()));
     for (const name of LIMIT_POLICIES) assert.deepEqual(out[name], { violations: [] }, name);
     assert.equal(out[SOURCE].violations.length, 1);
@@ -39,18 +39,23 @@ describe("policy account-limits-source", () => {
     assert.equal(
       out[SOURCE].violations[0].message,
       [
-        "No account limit is available for these checks, so they did not run:",
-        "  - max_parallelism (workflow-max-parallelism): DlqRecovery `replay`, Workflow `billing`, Workflow `orders`",
-        "  - max_retries (workflow-max-retries): DlqRecovery `replay`, Workflow `orders`",
-        "  - max_delay (workflow-max-delay): Workflow `orders`",
-        "  - max_global_parallelism (workflow-max-global-parallelism): DlqRecovery `replay`, Workflow `billing`, Workflow `orders`",
-        "  - max_dlq_retention_time_milis (dlq-recovery-retention-window): DlqRecovery `replay`",
+        "These checks could not run, because no source has the account limit they need:",
+        "  - the live account record is not configured: set the stack config `svc:accountApiUrl`, `svc:username`, " +
+          "`svc:password` (the password as a secret), or the environment variables `SVC_ACCOUNT_API_URL`, " +
+          "`SVC_USERNAME`, `SVC_PASSWORD`, and there is no Account resource in this stack:",
+        "      max_parallelism (workflow-max-parallelism): DlqRecovery `replay`, Workflow `billing`, Workflow `orders`",
+        "      max_retries (workflow-max-retries): DlqRecovery `replay`, Workflow `orders`",
+        "      max_delay (workflow-max-delay): Workflow `orders`",
+        "      max_global_parallelism (workflow-max-global-parallelism): DlqRecovery `replay`, Workflow `billing`, Workflow `orders`",
+        "      max_dlq_retention_time_milis (dlq-recovery-retention-window): DlqRecovery `replay`",
         "Limits come from, in this order:",
-        '  1. the policy pack config, e.g. {"workflow-max-parallelism": {"maxParallelism": <limit>}} in --policy-pack-config;',
-        "  2. the live account record, which is not configured: set the stack config `svc:accountApiUrl`, " +
-          "`svc:username`, `svc:password` (the password as a secret), or the environment variables " +
-          "`SVC_ACCOUNT_API_URL`, `SVC_USERNAME`, `SVC_PASSWORD`;",
-        "  3. an Account resource in this stack: there is none.",
+        '  1. the policy pack config, e.g. {"workflow-max-parallelism": {"maxParallelism": <limit>}}, or per account ' +
+          'ID {"workflow-max-parallelism": {"accounts": {"<id>": <limit>}}}, in --policy-pack-config;',
+        "  2. the live account record: a bound Account's own settings, else the stack config `svc:accountApiUrl`, " +
+          "`svc:username`, `svc:password` or the `SVC_*` environment variables;",
+        "  3. an Account resource's outputs (the strictest of them for a resource without `account`).",
+        'Fix the source, or opt out explicitly: set "account-limits-source" to "advisory" in the policy pack config ' +
+          '(--policy-pack-config with {"account-limits-source": "advisory"}) to let these checks pass unchecked with a warning.',
       ].join("\n"),
     );
   });
@@ -65,59 +70,53 @@ describe("policy account-limits-source", () => {
     const message = out[SOURCE].violations[0]?.message ?? "";
     assert.match(
       message,
-      /^ {2}- max_retries \(workflow-max-retries\): DlqRecovery `replay`, Workflow `orders`$/m,
+      /^ {6}max_retries \(workflow-max-retries\): DlqRecovery `replay`, Workflow `orders`$/m,
     );
-    assert.equal(message.match(/^ {2}- /gm)?.length, 1);
+    assert.equal(message.match(/^ {6}\S/gm)?.length, 1);
     assert.match(message, /e\.g\. \{"workflow-max-retries": \{"maxRetries": <limit>\}\}/);
   });
 
-  it("says why the live record failed, without credentials, when no other source has the limit", async () => {
-    const out = await runPack(
-      pack(
-        liveFailed(
-          "the service at http://127.0.0.1:1 rejected the credentials (HTTP 401). Check those values.",
+  // Each way the live source can fail, as `liveAccount.ts` words it (never a credential).
+  const causes: [string, string][] = [
+    [
+      "credentials rejected (401)",
+      "the service at http://127.0.0.1:1 rejected the credentials (HTTP 401). They came from: `username` from the " +
+        "stack config `svc:username`, `password` from the stack config `svc:password`. Check those values.",
+    ],
+    [
+      "access refused (403)",
+      "the service at http://127.0.0.1:1 rejected the credentials (HTTP 403). They came from: `username` from the " +
+        "stack config `svc:username`, `password` from the stack config `svc:password`. Check those values.",
+    ],
+    [
+      "unreachable",
+      "cannot reach the service at http://127.0.0.1:1 (connect ECONNREFUSED 127.0.0.1:1). Is it running, and is the URL right?",
+    ],
+    [
+      "timing out",
+      "the service at http://127.0.0.1:1 did not answer in time (request timed out after 15000 ms).",
+    ],
+    [
+      "a malformed record",
+      "the service at http://127.0.0.1:1 sent a malformed answer: account record field `max_retries` must be an integer",
+    ],
+  ];
+  for (const [what, message] of causes) {
+    it(`fails closed when the live record could not be read: ${what}`, async () => {
+      const out = await runPack(pack(liveFailed(message)), toResources(happyStack()));
+      const text = out[SOURCE].violations[0]?.message ?? "";
+      assert.ok(
+        text.includes(
+          `  - the live account record could not be read: ${message.replace(/\.$/, "")}, and there is no Account`,
         ),
-      ),
-      toResources(happyStack()),
-    );
-    assert.match(
-      out[SOURCE].violations[0].message,
-      /^ {2}2\. the live account record, which could not be read: the service at http:\/\/127\.0\.0\.1:1 rejected the credentials \(HTTP 401\)\. Check those values;$/m,
-    );
-  });
+        text,
+      );
+      assert.match(text, /set "account-limits-source" to "advisory"/);
+      assert.doesNotMatch(text, /pw-not-for-messages|tok-not-for-messages/);
+    });
+  }
 
-  it("says an Account resource has no known values yet (first preview of a new stack)", async () => {
-    const s = happyStack();
-    s.accounts.account = {
-      accountApiUrl: "http://127.0.0.1:1",
-      maxParallelism: UNKNOWN,
-      maxRetries: UNKNOWN,
-    };
-    const out = await runPack(pack(liveNone()), toResources(s));
-    assert.match(
-      out[SOURCE].violations[0].message,
-      /^ {2}3\. an Account resource in this stack: Account `account` has no known values yet \(an Account's outputs are unknown until its first `pulumi up`\)\.$/m,
-    );
-  });
-
-  it("reports a failed live record once even when an Account resource had the limits", async () => {
-    const s = happyStack();
-    s.accounts.account = accountOutputs();
-    const out = await runPack(
-      pack(liveFailed("cannot reach the service at http://127.0.0.1:1.")),
-      toResources(s),
-    );
-    for (const name of LIMIT_POLICIES) assert.deepEqual(out[name].violations, [], name);
-    assert.deepEqual(out[SOURCE].violations, [
-      {
-        message:
-          "The live account record could not be read: cannot reach the service at http://127.0.0.1:1. " +
-          "The limits came from the policy pack config or an Account resource instead.",
-      },
-    ]);
-  });
-
-  it("reports an incompletely configured live source", async () => {
+  it("fails closed when the live source is only partly configured", async () => {
     const live = fakeLive({
       status: "incomplete",
       missing: ["password"],
@@ -127,8 +126,57 @@ describe("policy account-limits-source", () => {
     const out = await runPack(pack(live), toResources(happyStack()));
     assert.match(
       out[SOURCE].violations[0].message,
-      /2\. the live account record, which is not fully configured: `password` is missing: set the stack config `svc:password`/,
+      /^ {2}- the live account record is not fully configured: `password` is missing: set the stack config `svc:password`/m,
     );
+  });
+
+  it("fails closed when the live source throws, instead of crashing", async () => {
+    const live = Object.assign(
+      async () => {
+        live.calls++;
+        throw new Error("socket hang up");
+      },
+      { calls: 0, inputs: [] },
+    );
+    const out = await runPack(pack(live), toResources(happyStack()));
+    assert.match(
+      out[SOURCE].violations[0].message,
+      /the live account record could not be read: socket hang up, /,
+    );
+    assert.equal(live.calls, 1);
+  });
+
+  it("defers a Workflow whose Account has no known values yet, and fails a DlqRecovery closed", async () => {
+    const s = happyStack();
+    s.accounts.account = {
+      accountApiUrl: "http://127.0.0.1:1",
+      username: "ops@example.com",
+      password: UNKNOWN, // another resource's output, unknown in this preview
+      maxParallelism: UNKNOWN,
+      maxRetries: UNKNOWN,
+    };
+    const out = await runPack(pack(liveNone()), toResources(s));
+    assert.match(
+      out["workflow-max-parallelism"].unknown ?? "",
+      /^Workflow `orders`: `account max_parallelism` \(the Account `account` has no known values yet \(its settings and outputs are unknown until its first `pulumi up`\)\), Workflow `billing`: /,
+    );
+    const message = out[SOURCE].violations[0].message;
+    assert.match(
+      message,
+      /^ {2}- the Account `account` has no known values yet .*; a DlqRecovery is never deferred to `up` \(its drain cannot be undone\):$/m,
+    );
+    assert.match(message, /^ {6}max_parallelism \(workflow-max-parallelism\): DlqRecovery `replay`$/m);
+    assert.doesNotMatch(message, /Workflow `/);
+  });
+
+  it("passes when the live record failed but an Account resource had every limit", async () => {
+    const s = happyStack();
+    s.accounts.account = accountOutputs();
+    const out = await runPack(
+      pack(liveFailed("cannot reach the service at http://127.0.0.1:1.")),
+      toResources(s),
+    );
+    for (const name of [...LIMIT_POLICIES, SOURCE]) assert.deepEqual(out[name].violations, [], name);
   });
 
   it("says nothing when the stack has nothing to check", async () => {
@@ -143,6 +191,7 @@ describe("policy account-limits-source", () => {
     const p = pack(live);
     const first = await runPack(p, toResources(happyStack()));
     assert.equal(first[SOURCE].violations.length, 1);
+    assert.match(first[SOURCE].violations[0].message, /^These checks could not run/);
     const second = await runPack(p, toResources(happyStack()), {
       "workflow-max-parallelism": { maxParallelism: 2 },
       "workflow-max-retries": { maxRetries: 999 },
@@ -154,19 +203,28 @@ describe("policy account-limits-source", () => {
     assert.equal(live.calls, 1);
   });
 
-  it("turns a live source that throws into a clear failure, not a crash", async () => {
-    const live = Object.assign(
-      async () => {
-        live.calls++;
-        throw new Error("socket hang up");
-      },
-      { calls: 0 },
-    );
-    const out = await runPack(pack(live), toResources(happyStack()));
-    assert.match(
-      out[SOURCE].violations[0].message,
-      /the live account record, which could not be read: socket hang up;/,
-    );
-    assert.equal(live.calls, 1);
+  it("a prefetch of the stack's record serves every policy (one read); one without settings is not kept", async () => {
+    const ok = liveOk();
+    const p = pack(ok);
+    p.context.prefetch();
+    await runPack(p, toResources(happyStack()));
+    assert.equal(ok.calls, 1);
+    const none = liveNone();
+    const q = pack(none);
+    q.context.prefetch();
+    await new Promise((resolve) => setImmediate(resolve));
+    await runPack(q, toResources(happyStack()));
+    assert.equal(none.calls, 2);
+  });
+
+  it("names the explicit opt-out as a pack config the CLI accepts: this policy set to advisory", async () => {
+    const out = await runPack(pack(liveNone()), toResources(happyStack()));
+    const message = out[SOURCE].violations[0].message;
+    const json = /--policy-pack-config with (\{.*?\}\))/.exec(message)?.[1].slice(0, -1) ?? "";
+    assert.deepEqual(JSON.parse(json), { [SOURCE]: "advisory" });
+    // The opt-out only lowers this policy's level; the limit policies and their own levels stay.
+    const p = pack(liveNone());
+    assert.equal(p.policies.find((x) => x.name === SOURCE)?.enforcementLevel, "mandatory");
+    assert.deepEqual(p.policies.find((x) => x.name === SOURCE)?.configSchema, { properties: {} });
   });
 });

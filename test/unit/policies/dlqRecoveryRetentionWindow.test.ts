@@ -10,6 +10,7 @@ import {
   liveNone,
   onlyMessage,
   urnOf,
+  uncheckedOf,
 } from "./helpers";
 
 const POLICY = "dlq-recovery-retention-window";
@@ -74,15 +75,16 @@ describe("policy dlq-recovery-retention-window", () => {
     assert.equal(out.live.calls, 0);
   });
 
-  it("reports an unknown fromDate as unknown", async () => {
+  it("fails closed on an unknown fromDate: a DlqRecovery is never deferred", async () => {
     const s = happyStack();
     s.recoveries.replay.fromDate = UNKNOWN;
     const out = await check(POLICY, s);
     assert.deepEqual(out.violations, []);
-    assert.match(
-      out.unknown ?? "",
-      /^DlqRecovery `replay`: `fromDate` is unknown .* max_dlq_retention_time_milis/,
-    );
+    assert.equal(out.unknown, undefined);
+    assert.deepEqual(uncheckedOf(out.pack), [
+      "max_dlq_retention_time_milis: DlqRecovery `replay`: its `fromDate` is unknown during this preview; " +
+        "a DlqRecovery is never deferred to `up` (its drain cannot be undone)",
+    ]);
   });
 
   it("checks nothing for a selection by IDs (no window)", async () => {

@@ -9,6 +9,7 @@ import type { AccountRecord } from "../../../client";
 import { PLAN_PRESETS } from "../../../emulator/plans";
 import { createPolicies, type SvcLimitsPack } from "../../../policies/pack";
 import type { LiveAccountResult, LiveAccountSource } from "../../../policies/liveAccount";
+import type { AccountConnectionInputs } from "../../../core/accountClient";
 import { ACCOUNT_TYPE, DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../../../core/tokens";
 import { isUnknownValueError } from "../../../policies/resources";
 
@@ -130,18 +131,28 @@ export function urnOf(type: string, name: string): string {
   return `urn:pulumi:dev::test::${type}::${name}`;
 }
 
-/** A live source that returns `result` and counts its calls. */
+/** A live source that returns `result` and counts its calls (and records the settings it was given). */
 export interface FakeLive extends LiveAccountSource {
   calls: number;
+  /** The settings of each call, in order (`{}` for the stack's `svc:` account). */
+  inputs: AccountConnectionInputs[];
 }
 
-/** Builds a {@link FakeLive}. */
-export function fakeLive(result: LiveAccountResult): FakeLive {
-  const f = (async () => {
+/**
+ * Builds a {@link FakeLive}.
+ *
+ * @param result - the outcome, or a function of the settings (one answer per account)
+ */
+export function fakeLive(
+  result: LiveAccountResult | ((inputs: AccountConnectionInputs) => LiveAccountResult),
+): FakeLive {
+  const f = (async (inputs: AccountConnectionInputs = {}) => {
     f.calls++;
-    return result;
+    f.inputs.push(inputs);
+    return typeof result === "function" ? result(inputs) : result;
   }) as FakeLive;
   f.calls = 0;
+  f.inputs = [];
   return f;
 }
 
@@ -244,4 +255,11 @@ export function onlyMessage(o: Outcome): string {
     throw new Error(`expected one violation, got ${o.violations.length}: ${JSON.stringify(o.violations)}`);
   }
   return o.violations[0].message;
+}
+
+/** The checks a run left unchecked, as "field: resources: cause" lines (takes the run's notes). */
+export function uncheckedOf(p: SvcLimitsPack): string[] {
+  return [...p.context.takeNotes().unchecked.values()].map(
+    (u) => `${u.spec.field}: ${[...u.resources].sort().join(", ")}: ${u.cause}`,
+  );
 }

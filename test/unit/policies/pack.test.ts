@@ -24,7 +24,8 @@ describe("policy pack svc-limits", () => {
         ["workflow-max-delay", "mandatory"],
         ["workflow-max-global-parallelism", "advisory"],
         ["dlq-recovery-retention-window", "advisory"],
-        ["account-limits-source", "advisory"],
+        ["dlq-recovery-overlap", "advisory"],
+        ["account-limits-source", "mandatory"],
       ],
     );
   });

@@ -1,6 +1,16 @@
 import * as assert from "node:assert/strict";
 import { DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../../../core/tokens";
-import { UNKNOWN, accountOutputs, check, happyStack, liveNone, liveOk, onlyMessage, urnOf } from "./helpers";
+import {
+  UNKNOWN,
+  accountOutputs,
+  check,
+  happyStack,
+  liveNone,
+  liveOk,
+  onlyMessage,
+  urnOf,
+  uncheckedOf,
+} from "./helpers";
 
 const POLICY = "workflow-max-parallelism";
 
@@ -76,12 +86,16 @@ describe("policy workflow-max-parallelism", () => {
     );
   });
 
-  it("reports a wholly unknown flowControl as unknown", async () => {
+  it("fails closed on a DlqRecovery's wholly unknown flowControl (never deferred)", async () => {
     const s = happyStack();
     s.recoveries.replay.flowControl = UNKNOWN;
     const out = await check(POLICY, s);
     assert.deepEqual(out.violations, []);
-    assert.match(out.unknown ?? "", /^DlqRecovery `replay`: `flowControl.parallelism` is unknown/);
+    assert.equal(out.unknown, undefined);
+    assert.deepEqual(uncheckedOf(out.pack), [
+      "max_parallelism: DlqRecovery `replay`: its `flowControl.parallelism` is unknown during this preview; " +
+        "a DlqRecovery is never deferred to `up` (its drain cannot be undone)",
+    ]);
   });
 
   it("ignores flow control without parallelism (rate only)", async () => {

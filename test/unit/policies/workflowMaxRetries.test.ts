@@ -10,6 +10,7 @@ import {
   liveOk,
   onlyMessage,
   urnOf,
+  uncheckedOf,
 } from "./helpers";
 
 const POLICY = "workflow-max-retries";
@@ -90,12 +91,16 @@ describe("policy workflow-max-retries", () => {
     assert.deepEqual((await check(POLICY, s)).violations, []);
   });
 
-  it("takes the smallest known value of several Account resources", async () => {
+  it("without `account` and `svc:` settings, takes the strictest of several Accounts and says so", async () => {
     const s = happyStack();
     s.accounts.big = accountOutputs({ maxRetries: 50 });
     s.accounts.small = accountOutputs({ maxRetries: 2 });
     const out = await check(POLICY, s, { live: liveNone() });
-    assert.match(onlyMessage(out), /above 2 \(account max_retries, from the Account resource `small`\)/);
+    assert.equal(
+      onlyMessage(out),
+      "Workflow `orders` must not set retries above 2 (account max_retries, the strictest of the Accounts `big` (50), " +
+        "`small` (2) (the stack has no `svc:` account settings)); it sets 3.",
+    );
   });
 
   it("reports unknown retries as unknown: neither a pass nor a violation", async () => {
@@ -133,11 +138,11 @@ describe("policy workflow-max-retries", () => {
     s.workflows.orders.retries = 1_000_000;
     const out = await check(POLICY, s, { live: liveNone() });
     assert.deepEqual(out.violations, []);
-    const notes = out.pack.context.takeNotes();
-    assert.deepEqual([...notes.missing.keys()], ["max_retries"]);
-    assert.deepEqual([...notes.missing.get("max_retries")!.resources].sort(), [
-      "DlqRecovery `replay`",
-      "Workflow `orders`",
+    assert.deepEqual(uncheckedOf(out.pack), [
+      "max_retries: DlqRecovery `replay`, Workflow `orders`: the live account record is not configured: set the " +
+        "stack config `svc:accountApiUrl`, `svc:username`, `svc:password` (the password as a secret), or the " +
+        "environment variables `SVC_ACCOUNT_API_URL`, `SVC_USERNAME`, `SVC_PASSWORD`, and there is no Account " +
+        "resource in this stack",
     ]);
   });
 

@@ -1,0 +1,142 @@
+/**
+ * `DlqRecovery`'s `account` input at the provider: its check, a change of `account` (a
+ * connection setting: nothing is sent), a state written by the previous release (no diff), and
+ * a drain bound to an Account (paced by that Account's limit, no read of the stack's account).
+ */
+import { strict as assert } from "node:assert";
+import { accountRateGates } from "../../../client";
+import { startEmulator, type RunningEmulator } from "../../../emulator";
+import { UNKNOWN, ACCOUNT_TYPE } from "../../../core/tokens";
+import type { DlqRecoveryOutputs } from "../../../components/providers/dlqRecovery";
+import { specHash } from "../../../components/providers/dlqRecoveryInputs";
+import {
+  PASSWORD,
+  TOKEN,
+  USERNAME,
+  dlqProvider,
+  drainAll,
+  happyDlq,
+  requests,
+  resumeRequests,
+} from "./helpers";
+
+const ACCOUNT_URN = `urn:pulumi:dev::proj::${ACCOUNT_TYPE}::payg`;
+
+describe("components/providers/dlqRecovery: the `account` input", () => {
+  describe("check", () => {
+    const bad: [string, unknown, string][] = [
+      [
+        "a number",
+        42,
+        "`account` must be an `Account` resource or an account ID (a non-empty string); got 42.",
+      ],
+      ["an empty string", "", '; got "".'],
+      ["whitespace around it", " acct ", "without leading or trailing whitespace"],
+      ["another resource's URN", "urn:pulumi:dev::proj::svc:index:Workflow::orders", "not an Account"],
+    ];
+    for (const [what, value, reason] of bad) {
+      it(`refuses ${what}, naming \`account\``, async () => {
+        const { provider } = dlqProvider();
+        const r = await provider.check({}, happyDlq("filters", { account: value }));
+        const failures = r.failures ?? [];
+        assert.equal(failures.length, 1, JSON.stringify(failures));
+        assert.equal(failures[0].property, "account");
+        assert.ok(failures[0].reason.includes(reason), failures[0].reason);
+      });
+    }
+
+    for (const [what, value] of [
+      ["an account ID", "00000000-0000-4000-8000-000000000001"],
+      ["an Account's URN", ACCOUNT_URN],
+      ["a value unknown in preview", UNKNOWN],
+    ]) {
+      it(`accepts ${what}`, async () => {
+        const { provider } = dlqProvider();
+        const r = await provider.check({}, happyDlq("filters", { account: value }));
+        assert.equal(r.failures, undefined);
+      });
+    }
+  });
+
+  describe("diff and update", () => {
+    let emu: RunningEmulator;
+    beforeEach(async () => {
+      emu = await startEmulator({ token: TOKEN, username: USERNAME, password: PASSWORD });
+      emu.seed(30);
+    });
+    afterEach(async () => emu.close());
+
+    it("a change of `account` is a connection change: a change, and update sends nothing", async () => {
+      const { provider, logs } = dlqProvider();
+      const inputs = drainAll(emu, { account: ACCOUNT_URN, accountLimits: { maxRequestsPerSecond: 50 } });
+      const c = await provider.create(inputs);
+      const news = { ...inputs, account: "00000000-0000-4000-8000-000000000002" };
+      assert.equal((await provider.diff(c.id, c.outs, news)).changes, true);
+      assert.match(
+        logs[logs.length - 1],
+        /only connection or tuning inputs changed; the next up sends nothing/,
+      );
+      const before = emu.state.log.total;
+      const r = await provider.update(c.id, c.outs, news);
+      assert.equal(emu.state.log.total, before);
+      assert.equal(r.outs.account, news.account);
+      assert.equal(r.outs.resumedCount, 30);
+    });
+
+    it("a change of the bound Account's limits alone is no change", async () => {
+      const { provider } = dlqProvider();
+      const inputs = drainAll(emu, { account: ACCOUNT_URN, accountLimits: { maxRequestsPerSecond: 50 } });
+      const c = await provider.create(inputs);
+      const news = { ...inputs, accountLimits: { maxRequestsPerSecond: 100 } };
+      assert.equal((await provider.diff(c.id, c.outs, news)).changes, false);
+    });
+
+    it("a bound drain is paced by the Account's limit and reads no account record", async () => {
+      const { provider } = dlqProvider({
+        config: { "svc:accountApiUrl": emu.url, "svc:username": USERNAME, "svc:password": PASSWORD },
+      });
+      await provider.create(
+        drainAll(emu, { account: ACCOUNT_URN, accountLimits: { maxRequestsPerSecond: 7 } }),
+      );
+      assert.equal(accountRateGates.forAccount(emu.url, TOKEN).ratePerSecond, 7);
+      assert.equal(requests(emu).filter((r) => r.path === "/v2/svc/user").length, 0);
+      assert.equal(resumeRequests(emu).length > 0, true);
+    });
+  });
+
+  it("a state written by 0.1.0 (no `account`) shows no diff against the same program", async () => {
+    // The inputs and outputs of a completed filter drain exactly as release 0.1.0 stores them.
+    const news = {
+      workflowUrl: "http://127.0.0.1/workflows/orders",
+      fromDate: 1_750_000_000_000,
+      retries: 2,
+      baseUrl: "http://127.0.0.1:4000",
+      token: TOKEN,
+      recoveryName: "incident-42",
+    };
+    const olds = {
+      workflowUrl: "http://127.0.0.1/workflows/orders",
+      fromDate: 1_750_000_000_000,
+      retries: 2,
+      baseUrl: "http://127.0.0.1:4000",
+      recoveryName: "incident-42",
+      resumedCount: 3,
+      requestCount: 1,
+      resumedRuns: [],
+      resumedRunsTruncated: true,
+      ambiguousRequests: 0,
+      unconfirmedDlqIds: [],
+      overrideHeaders: { "Svc-Retries": "2" },
+      startedAt: "2026-11-20T08:00:00.000Z",
+      finishedAt: "2026-11-20T08:00:01.000Z",
+      complete: true,
+      specHash: "e793a2baa8bbe1aa", // as 0.1.0 computed it for these inputs
+    } as unknown as DlqRecoveryOutputs;
+    const { provider } = dlqProvider();
+    const checked = await provider.check(olds, news);
+    assert.equal(checked.failures, undefined);
+    // The new release computes the hash 0.1.0 stored.
+    assert.equal(specHash(news), olds.specHash);
+    assert.equal((await provider.diff("dlqr-1", olds, checked.inputs ?? news)).changes, false);
+  });
+});
