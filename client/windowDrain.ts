@@ -70,6 +70,8 @@ export interface WindowDrainProgress extends DrainProgress {
 interface Job {
   w: PlannedWindow;
   state: CallState;
+  /** When it was handed to the pool, unix ms. */
+  sent: number;
 }
 
 /** The checked options of a drain, with its plan. */
@@ -158,6 +160,8 @@ class WindowRunner {
   private readonly tally: Tally;
   private readonly started: number;
   private failure: { error: unknown } | undefined;
+  /** The floor of recent round trips of a request, ms. */
+  private roundTripMs: number | undefined;
 
   constructor(
     private readonly s: Setup,
@@ -195,7 +199,7 @@ class WindowRunner {
     const max = this.opts.maxRequests;
     if (max !== undefined && this.tally.requestCount + this.pool.inFlight >= max) return undefined;
     const w = this.s.plan.take();
-    return w && { w, state: { attempts: 0, ambiguous: false } };
+    return w && { w, state: { attempts: 0, ambiguous: false }, sent: this.s.now() };
   }
 
   private fail(error: unknown): void {
@@ -206,11 +210,18 @@ class WindowRunner {
     if (!outcome.ok) return this.settleError(job, outcome.error);
     const page = outcome.value;
     this.tally.answered(page, job.state);
-    const at = { inFlight: this.pool.inFlight, gateWaiting: this.gate?.waiting ?? 0, now: this.s.now() };
-    // After a failure the answer is recorded, but no window is split any more.
+    const now = this.s.now();
+    const rtt = now - job.sent;
+    // The floor of recent round trips: what latency takes, without the time spent waiting at the
+    // gate (rising slowly when every request takes longer).
+    this.roundTripMs = Math.min(rtt, (this.roundTripMs ?? rtt) * 1.05);
     const decision = this.s.plan.answer(job.w, page.workflowRuns.length, page.cursor, {
-      ...at,
-      gateWaiting: this.failure !== undefined ? Infinity : at.gateWaiting,
+      inFlight: this.pool.inFlight,
+      // After a failure the answer is recorded, but no window is split any more.
+      gateWaiting: this.failure !== undefined ? Infinity : (this.gate?.waiting ?? 0),
+      now,
+      ratePerSecond: this.gate?.ratePerSecond,
+      roundTripMs: this.roundTripMs,
     });
     if (decision.kind === "loop") this.fail(new SvcError("SVC_CURSOR_LOOP", decision.reason));
     if (this.opts.onPage) await this.report(job.w.window, page);

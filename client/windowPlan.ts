@@ -8,10 +8,13 @@
  * - A drain starts with ONE window, the whole selection (or the windows of a saved state), so a
  *   drain of up to 50 entries costs one request and `concurrency: 1` is the sequential drain.
  * - A window is split only when it just returned a full page with a cursor (so it holds more),
- *   slots would otherwise sit idle, fewer than {@link GATE_BACKLOG} requests wait at the rate
- *   gate (latency, not the rate, bounds the drain), no other splittable window has run longer,
- *   and the window budget (`windows.ts`, {@link windowRoom}) has room. It is split into as many
- *   pieces as there are idle slots and budget room, at most {@link MAX_PIECES}.
+ *   fewer windows are open than keep the rate gate busy ({@link targetWindows}: the gate's rate
+ *   times the round trip, plus {@link GATE_BACKLOG}), fewer than {@link GATE_BACKLOG} requests
+ *   wait at the gate (latency, not the rate, bounds the drain), no other splittable window has
+ *   run longer, and the window budget (`windows.ts`, {@link windowRoom}) has room. Every window
+ *   opened costs up to one request that is not full, so no more are opened than the gate needs.
+ * - A split makes as many pieces as are missing, at most {@link MAX_PIECES}; once a window came
+ *   back empty (the failures are clustered, so most pieces would be empty), it halves.
  * - Windows are pairwise disjoint and cover what is left of the selection, so requests in flight
  *   never select the same entry, and a window split between its pages loses nothing.
  *
@@ -30,6 +33,18 @@ export const GATE_BACKLOG = 2;
 /** Most pieces one split makes. */
 export const MAX_PIECES = 4;
 
+/**
+ * Windows that keep the rate gate busy: `ceil(rate × round trip) + GATE_BACKLOG`, at most
+ * `concurrency`; `concurrency` when the gate's rate or the round trip is not known.
+ */
+export function targetWindows(
+  concurrency: number,
+  at: Pick<PlanContext, "ratePerSecond" | "roundTripMs">,
+): number {
+  if (at.ratePerSecond === undefined || at.roundTripMs === undefined) return concurrency;
+  return Math.min(concurrency, Math.ceil((at.ratePerSecond * at.roundTripMs) / 1000) + GATE_BACKLOG);
+}
+
 /** A window of the plan, with its cursor and what the planner knows about it. */
 export interface PlannedWindow {
   /** The window's bounds. */
@@ -44,6 +59,8 @@ export interface PlannedWindow {
   pages: number;
   /** The window cannot be split (a single millisecond). */
   atomic: boolean;
+  /** The window is a piece of a split (not the selection or a saved window). */
+  piece: boolean;
 }
 
 /** What the runner tells the planner with an answer. */
@@ -54,6 +71,10 @@ export interface PlanContext {
   gateWaiting: number;
   /** Unix ms now. */
   now: number;
+  /** Requests per second the rate gate lets through, when it limits. */
+  ratePerSecond?: number;
+  /** Round-trip time of a request (recent average, gate wait included), ms, when known. */
+  roundTripMs?: number;
 }
 
 /** What an answer did to its window. */
@@ -85,6 +106,8 @@ export class WindowPlan {
   shortfall: number;
   /** Windows opened by splitting. */
   splits = 0;
+  /** A window came back empty on its first page: the failures are clustered. */
+  private clustered = false;
 
   /**
    * @param windows - the windows to start from, disjoint and in failure-time order
@@ -143,6 +166,7 @@ export class WindowPlan {
     this.runs += runs;
     if (runs < MAX_RUNS_PER_REQUEST) this.shortfall += MAX_RUNS_PER_REQUEST - runs;
     w.restored = false;
+    if (runs === 0 && next === undefined && w.pages === 0 && w.cursor === undefined) this.clustered = true;
     if (next === undefined) {
       this.open.splice(this.open.indexOf(w), 1);
       return { kind: "closed" };
@@ -188,21 +212,28 @@ export class WindowPlan {
   /** How many pieces `w` is split into now: 0 or 1 means not at all. */
   pieces(w: PlannedWindow, at: PlanContext): number {
     const idle = this.settings.concurrency - at.inFlight - this.queue.length - 1;
-    if (idle < 1 || at.gateWaiting >= GATE_BACKLOG || w.atomic) return 0;
+    const missing = targetWindows(this.settings.concurrency, at) - this.open.length;
+    if (idle < 1 || missing < 1 || at.gateWaiting >= GATE_BACKLOG || w.atomic) return 0;
+    // A piece of a split is split again only after its second full page: a window about to end
+    // would cost one more partial page per piece.
+    if (w.piece && w.pages < 2) return 0;
     if (this.open.some((o) => o !== w && !o.atomic && o.pages > w.pages)) return 0;
     const room = windowRoom(this, this.open.length, this.settings);
-    return Math.min(1 + idle, 1 + room, MAX_PIECES);
+    return Math.min(1 + idle, 1 + missing, 1 + room, this.clustered ? 2 : MAX_PIECES);
   }
 
   private split(w: PlannedWindow, at: PlanContext): PlannedWindow[] | undefined {
     const k = this.pieces(w, at);
     if (k < 2) return undefined;
-    const windows = splitWindowInto(w.window, k, at.now, this.settings.horizonMs);
+    // A window followed for several pages has resumed its oldest failures: about half of it, if
+    // as much is left as it has resumed (the median guess when nothing else is known).
+    const drained = w.pages >= 2 ? 0.5 : 0;
+    const windows = splitWindowInto(w.window, k, at.now, this.settings.horizonMs, drained);
     if (windows === undefined) {
       w.atomic = true;
       return undefined;
     }
-    const into = windows.map((x) => this.planned(x, false));
+    const into = windows.map((x) => ({ ...this.planned(x, false), piece: true }));
     this.open.splice(this.open.indexOf(w), 1, ...into);
     this.queue.push(...into);
     this.splits += into.length - 1;
@@ -220,6 +251,7 @@ export class WindowPlan {
       restored: restored && w.cursor !== undefined,
       pages: 0,
       atomic: false,
+      piece: false,
     };
   }
 }

@@ -97,21 +97,29 @@ export function splitWindow(
  * {@link effectiveRange}, fewer when the range has fewer milliseconds; the first keeps the
  * window's lower bound (open or not), the last its upper bound. `undefined` when the window
  * cannot be split.
+ *
+ * `drained` (0 to 1, default 0) is the share of the range, from its start, whose entries are
+ * probably resumed already (a window followed by its cursor resumes its oldest failures first):
+ * the first piece covers it and its equal share of the rest, so no piece is likely empty.
  */
 export function splitWindowInto(
   window: DrainWindow,
   pieces: number,
   now: number,
   horizonMs: number = DEFAULT_HORIZON_MS,
+  drained = 0,
 ): DrainWindow[] | undefined {
   const range = effectiveRange(window, now, horizonMs);
   if (range === undefined || pieces < 2) return undefined;
   const [lo, hi] = range;
   const k = Math.min(pieces, hi - lo + 1);
+  const ends: number[] = [];
+  for (let i = 1; i < k; i++) ends.push(lo + Math.floor((hi - lo) * (drained + ((1 - drained) * i) / k)));
+  const ordered = ends.every((e, i) => e < hi && (i === 0 ? e >= lo : e > ends[i - 1]));
+  if (!ordered) return drained > 0 ? splitWindowInto(window, pieces, now, horizonMs) : undefined;
   const out: DrainWindow[] = [];
   let from = window.from;
-  for (let i = 1; i < k; i++) {
-    const end = lo + Math.floor(((hi - lo) * i) / k);
+  for (const end of ends) {
     out.push(from !== undefined ? { from, to: end } : { to: end });
     from = end + 1;
   }
