@@ -70,7 +70,8 @@ describe("client/windowPlan (the planner, without I/O)", () => {
     assert.equal(pieces[pieces.length - 1].to, undefined, "the last piece stays open above");
     for (let i = 1; i < pieces.length; i++) assert.equal(pieces[i].from, (pieces[i - 1].to as number) + 1);
     assert.ok(
-      pieces.every((p) => (d.kind === "split" ? d.into.every((x) => x.cursor === undefined) : false)),
+      d.kind === "split" && d.into.every((x) => x.cursor === undefined),
+      "pieces start without a cursor",
     );
     assert.equal(windowRoom(plan, plan.open.length), 0, "the budget is used up before 2,500 runs");
   });
