@@ -162,99 +162,131 @@ async function trial(
   };
 }
 
+/** The account and rate limit of a run, and how the per-second limit is enforced. */
+interface Setting {
+  emu: EmulatorProcess;
+  account: AccountRecord | undefined;
+  native: boolean;
+  limit: number;
+}
+
+/** The rows of one windowed trial: share of the bound, speed-up, requests and 429s. */
+function trialRows(
+  r: BenchResult,
+  scenario: Scenario,
+  t: Trial,
+  seq: Trial | undefined,
+  limit: number,
+): void {
+  const n = t.n;
+  const ideal = Math.ceil(n / 50);
+  const boundMs = (ideal / limit) * 1000;
+  const ratio = boundMs / t.ms;
+  const at = `N = ${n.toLocaleString("en-US")}, ${TITLES[scenario]}`;
+  r.rows.push({
+    measurement: `${at}: drain time against the rate bound ceil(N/50)/${limit} s`,
+    subjectLabel: "windowed drain",
+    subject: `${fmt(t.ms / 1000)} s, ${t.requests} requests, ${t.limited} × 429`,
+    baselineLabel: "bound",
+    baseline: `${fmt(boundMs / 1000)} s`,
+    ratio,
+    target: `≥ ${TARGET[scenario].toFixed(2)}`,
+    ok: ratio >= TARGET[scenario] && t.exact,
+  });
+  if (seq) {
+    r.rows.push({
+      measurement: `${at}: against the sequential drain (concurrency 1)`,
+      subjectLabel: "windowed drain",
+      subject: `${fmt(t.ms / 1000)} s`,
+      baselineLabel: "sequential",
+      baseline: `${fmt(seq.ms / 1000)} s`,
+      ratio: seq.ms / t.ms,
+      target: "report",
+    });
+  }
+  const share429 = t.limited / (t.requests + t.limited);
+  r.rows.push({
+    measurement: `${at}: requests answered, and 429s`,
+    subjectLabel: "requests",
+    subject: `${t.requests} (${fmt((t.requests / ideal - 1) * 100)} % over ceil(N/50)); ${t.limited} × 429 (${fmt(share429 * 100)} %)`,
+    baselineLabel: "ceil(N/50)",
+    baseline: String(ideal),
+    ratio: t.requests / ideal,
+    target: "≤ 1.10 × ceil(N/50) + 4; 429s ≤ 1 %",
+    ok: t.requests <= requestBound(n) && share429 <= 0.01 && t.exact,
+  });
+}
+
+/** Every scenario at N entries, after the sequential drain of N (unless `--no-sequential`). */
+async function size(
+  r: BenchResult,
+  rows: string[][],
+  set: Setting,
+  n: number,
+  scenarios: Scenario[],
+): Promise<void> {
+  const { emu, account, native, limit } = set;
+  const ideal = Math.ceil(n / 50);
+  const boundMs = (ideal / limit) * 1000;
+  const seq = process.argv.includes("--no-sequential")
+    ? undefined
+    : await trial(emu, "uniform", n, "sequential", undefined, native, limit);
+  if (seq)
+    rows.push(row("sequential drain, `concurrency: 1` (any distribution)", seq, ideal, boundMs, undefined));
+  for (const scenario of scenarios) {
+    const t = await trial(emu, scenario, n, "windows", account, native, limit);
+    rows.push(row(`windowed, ${TITLES[scenario]}`, t, ideal, boundMs, seq));
+    trialRows(r, scenario, t, seq, limit);
+  }
+}
+
+/** Requests of small drains (evenly over 3 days). */
+async function smallDrains(r: BenchResult, set: Setting, sizes: number[]): Promise<void> {
+  for (const n of sizes) {
+    const t = await trial(set.emu, "uniform", n, "windows", set.account, set.native, set.limit);
+    const ideal = Math.ceil(n / 50);
+    r.rows.push({
+      measurement: `Small drain, N = ${n.toLocaleString("en-US")} evenly over 3 days: requests`,
+      subjectLabel: "requests",
+      subject: `${t.requests} (${t.splits} windows split, ${t.limited} × 429)`,
+      baselineLabel: "ceil(N/50)",
+      baseline: String(ideal),
+      ratio: t.requests / ideal,
+      target: "≤ ceil(N/50) + 4",
+      ok: t.requests <= ideal + 4 && t.exact,
+    });
+  }
+}
+
+async function setting(emu: EmulatorProcess, unknown: boolean): Promise<Setting> {
+  const native = await nativeLimit(emu);
+  const probe = new SvcClient({ accountApiUrl: emu.url, username: CREDS.username, password: CREDS.password });
+  const account = await probe.getAccount();
+  await probe.close();
+  return { emu, account: unknown ? undefined : account, native, limit: account.max_requests_per_second };
+}
+
 export async function run(): Promise<BenchResult> {
   const r = result("windows", "9. Windowed drain at the rate limit");
   const sizes = (arg("sizes") ?? "20000,100000").split(",").map(Number);
   const scenarios = (arg("scenarios") ?? "uniform,bursts,outage,urls").split(",") as Scenario[];
   const small = (arg("small") ?? "237,1200").split(",").filter(Boolean).map(Number);
   const unknown = process.argv.includes("--unknown-account");
-  const sequential = !process.argv.includes("--no-sequential");
   const emu = await startEmulatorProcess(0, "free", true);
   const rows: string[][] = [];
   try {
-    const native = await nativeLimit(emu);
-    const probe = new SvcClient({
-      accountApiUrl: emu.url,
-      username: CREDS.username,
-      password: CREDS.password,
-    });
-    const account = await probe.getAccount();
-    await probe.close();
-    const limit = account.max_requests_per_second;
+    const set = await setting(emu, unknown);
     r.notes.push(
-      `Emulator: free plan, max_requests_per_second ${limit}, DLQ retention ${account.max_dlq_retention_time_milis / DAY} days, ` +
-        `${LATENCY_MS} ms latency per request; per-second limit ${native ? "enforced by the emulator itself" : "enforced by the emulator's rateLimit fault (100 per one-second window on unix seconds)"}.`,
+      `Emulator: free plan, max_requests_per_second ${set.limit}, DLQ retention 3 days, ${LATENCY_MS} ms latency per request; ` +
+        `per-second limit ${set.native ? "enforced by the emulator itself" : "enforced by the emulator's rateLimit fault (100 per one-second window on unix seconds)"}.`,
       `Windowed drains: concurrency ${DEFAULT_WINDOW_CONCURRENCY}, one rate gate shared by the drains of the run; ` +
         (unknown
           ? "account not read (limit learnt from Burst-RateLimit-* headers, 90-day default horizon)."
           : "the account's max_requests_per_second as the gate's limit and its DLQ retention as the horizon (as the provider passes them when account settings are configured)."),
       "One trial per row. Drain time is wall time from the first request to the last answer.",
     );
-    for (const n of sizes) {
-      const ideal = Math.ceil(n / 50);
-      const boundMs = (ideal / limit) * 1000;
-      const seq = sequential
-        ? await trial(emu, "uniform", n, "sequential", undefined, native, limit)
-        : undefined;
-      if (seq) {
-        rows.push(
-          row("sequential drain, `concurrency: 1` (any distribution)", seq, ideal, boundMs, undefined),
-        );
-      }
-      for (const scenario of scenarios) {
-        const t = await trial(emu, scenario, n, "windows", unknown ? undefined : account, native, limit);
-        rows.push(row(`windowed, ${TITLES[scenario]}`, t, ideal, boundMs, seq));
-        const ratio = boundMs / t.ms;
-        r.rows.push({
-          measurement: `N = ${n.toLocaleString("en-US")}, ${TITLES[scenario]}: drain time against the rate bound ceil(N/50)/${limit} s`,
-          subjectLabel: "windowed drain",
-          subject: `${fmt(t.ms / 1000)} s, ${t.requests} requests, ${t.limited} × 429`,
-          baselineLabel: "bound",
-          baseline: `${fmt(boundMs / 1000)} s`,
-          ratio,
-          target: `≥ ${TARGET[scenario].toFixed(2)}`,
-          ok: ratio >= TARGET[scenario] && t.exact,
-        });
-        if (seq) {
-          const speedup = seq.ms / t.ms;
-          r.rows.push({
-            measurement: `N = ${n.toLocaleString("en-US")}, ${TITLES[scenario]}: against the sequential drain (concurrency 1)`,
-            subjectLabel: "windowed drain",
-            subject: `${fmt(t.ms / 1000)} s`,
-            baselineLabel: "sequential",
-            baseline: `${fmt(seq.ms / 1000)} s`,
-            ratio: speedup,
-            target: "report",
-            ok: undefined,
-          });
-        }
-        const overhead = t.requests / requestBound(n);
-        r.rows.push({
-          measurement: `N = ${n.toLocaleString("en-US")}, ${TITLES[scenario]}: requests answered, and 429s`,
-          subjectLabel: "requests",
-          subject: `${t.requests} (${fmt((t.requests / ideal - 1) * 100)} % over ceil(N/50)); ${t.limited} × 429 (${fmt((t.limited / (t.requests + t.limited)) * 100)} %)`,
-          baselineLabel: "ceil(N/50)",
-          baseline: String(ideal),
-          ratio: t.requests / ideal,
-          target: "≤ 1.10 × ceil(N/50) + 4; 429s ≤ 1 %",
-          ok: overhead <= 1 && t.limited <= 0.01 * (t.requests + t.limited) && t.exact,
-        });
-      }
-    }
-    for (const n of small) {
-      const t = await trial(emu, "uniform", n, "windows", unknown ? undefined : account, native, limit);
-      const ideal = Math.ceil(n / 50);
-      r.rows.push({
-        measurement: `Small drain, N = ${n.toLocaleString("en-US")} evenly over 3 days: requests`,
-        subjectLabel: "requests",
-        subject: `${t.requests} (${t.splits} windows split, ${t.limited} × 429)`,
-        baselineLabel: "ceil(N/50)",
-        baseline: String(ideal),
-        ratio: t.requests / ideal,
-        target: "≤ ceil(N/50) + 4",
-        ok: t.requests <= ideal + 4 && t.exact,
-      });
-    }
+    for (const n of sizes) await size(r, rows, set, n, scenarios);
+    await smallDrains(r, set, small);
   } finally {
     await emu.close();
   }
