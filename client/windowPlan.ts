@@ -214,9 +214,10 @@ export class WindowPlan {
     const idle = this.settings.concurrency - at.inFlight - this.queue.length - 1;
     const missing = targetWindows(this.settings.concurrency, at) - this.open.length;
     if (idle < 1 || missing < 1 || at.gateWaiting >= GATE_BACKLOG || w.atomic) return 0;
-    // A piece of a split is split again only after its second full page: a window about to end
-    // would cost one more partial page per piece.
-    if (w.piece && w.pages < 2) return 0;
+    // A piece of a split is split again only after its second full page (a window about to end
+    // would cost one more partial page per piece), unless the failures are clustered: then the
+    // piece holding the cluster is narrowed at once.
+    if (w.piece && w.pages < 2 && !this.clustered) return 0;
     if (this.open.some((o) => o !== w && !o.atomic && o.pages > w.pages)) return 0;
     const room = windowRoom(this, this.open.length, this.settings);
     return Math.min(1 + idle, 1 + missing, 1 + room, this.clustered ? 2 : MAX_PIECES);
