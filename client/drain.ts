@@ -7,6 +7,7 @@
  */
 import { DrainError, SvcError } from "./errors";
 import { MAX_RUNS_PER_REQUEST } from "./contract";
+import { TaskPool, type Outcome } from "./pool";
 import type { CallState } from "./request";
 import type {
   DrainOptions,
@@ -190,11 +191,61 @@ export type BatchStep = (
   state: CallState,
 ) => Promise<ResumePage>;
 
+/** The outcome of every batch of a {@link resumeBatches} call, and the first failure. */
+class BatchResults {
+  readonly results: (DrainProgress | undefined)[];
+  readonly failed = new Set<number>();
+  stop = false;
+  firstError: unknown;
+
+  constructor(readonly batches: string[][]) {
+    this.results = new Array<DrainProgress | undefined>(batches.length).fill(undefined);
+  }
+
+  /** Records how batch `index` ended: its progress, or the failure with the progress before it. */
+  settle(index: number, outcome: Outcome<DrainProgress>): void {
+    if (outcome.ok) {
+      this.results[index] = outcome.value;
+      return;
+    }
+    if (!(outcome.error instanceof PartialFailure)) throw outcome.error;
+    this.results[index] = outcome.error.progress;
+    this.failed.add(index);
+    this.halt(outcome.error.error);
+  }
+
+  /** No batch starts any more; `error` is reported unless an earlier failure was. */
+  halt(error: unknown): void {
+    if (this.stop) return;
+    this.stop = true;
+    this.firstError = error;
+  }
+
+  /** The progress of every batch, in batch order; throws it with the first failure if any. */
+  progress(): DrainProgress {
+    const done = this.results.filter((r): r is DrainProgress => r !== undefined);
+    const progress: DrainProgress = {
+      runs: done.flatMap((r) => r.runs),
+      requestCount: done.reduce((n, r) => n + r.requestCount, 0),
+      resumedCount: done.reduce((n, r) => n + r.resumedCount, 0),
+      ambiguousRequests: done.reduce((n, r) => n + r.ambiguousRequests, 0),
+      cursor: undefined,
+    };
+    const unconfirmed = done.flatMap((r) => r.unconfirmedDlqIds ?? []);
+    if (unconfirmed.length > 0) progress.unconfirmedDlqIds = unconfirmed;
+    if (!this.stop) return progress;
+    const left = (_: string[], i: number) => this.results[i] === undefined || this.failed.has(i);
+    progress.remainingDlqIds = this.batches.filter(left).flat();
+    throw new PartialFailure(this.firstError, progress);
+  }
+}
+
 /**
  * Splits `ids` into batches of at most {@link MAX_RUNS_PER_REQUEST}, runs up to `concurrency`
- * batches at once, and returns the runs in batch order. On the first failure no new batch is
- * started; batches in flight finish and are recorded; then the failure is thrown with the
- * progress, including the IDs whose batch did not complete.
+ * batches at once (on the {@link TaskPool} the windowed drain uses too), and returns the runs in
+ * batch order. On the first failure no new batch is started; batches in flight finish and are
+ * recorded; then the failure is thrown with the progress, including the IDs whose batch did not
+ * complete.
  *
  * @throws PartialFailure wrapping the first failure and the progress
  */
@@ -211,73 +262,37 @@ export async function resumeBatches(
   for (let i = 0; i < unique.length; i += MAX_RUNS_PER_REQUEST) {
     batches.push(unique.slice(i, i + MAX_RUNS_PER_REQUEST));
   }
-
-  const results: (DrainProgress | undefined)[] = new Array(batches.length).fill(undefined);
-  const failed = new Set<number>();
-  let firstError: unknown;
-  let stop = false;
+  const out = new BatchResults(batches);
   let nextBatch = 0;
   let requestCount = 0;
   let resumedCount = 0;
-
-  const runBatch = async (index: number): Promise<void> => {
-    const batch = batches[index];
-    try {
-      results[index] = await drainPages((cursor, state) => step(batch, cursor, state), {
-        keepRuns: opts.keepRuns,
-        onPage: async ({ page }) => {
-          requestCount += 1;
-          resumedCount += page.workflowRuns.length;
-          const event: ResumeBatchEvent = {
-            batchIndex: index,
-            dlqIds: batch,
-            page,
-            requestCount,
-            resumedCount,
-          };
-          await opts.onPage?.(event);
-        },
-      });
-    } catch (error) {
-      if (!(error instanceof PartialFailure)) throw error;
-      results[index] = error.progress;
-      failed.add(index);
-      if (!stop) {
-        stop = true;
-        firstError = error.error;
-      }
+  const runBatch = (index: number): Promise<DrainProgress> =>
+    drainPages((cursor, state) => step(batches[index], cursor, state), {
+      keepRuns: opts.keepRuns,
+      onPage: async ({ page }) => {
+        requestCount += 1;
+        resumedCount += page.workflowRuns.length;
+        const event: ResumeBatchEvent = {
+          batchIndex: index,
+          dlqIds: batches[index],
+          page,
+          requestCount,
+          resumedCount,
+        };
+        await opts.onPage?.(event);
+      },
+    });
+  const take = (): number | undefined => {
+    if (out.stop || nextBatch >= batches.length) return undefined;
+    if (opts.signal?.aborted) {
+      out.halt(new SvcError("SVC_ABORTED", "resumeByIds was aborted by its signal"));
+      return undefined;
     }
+    return nextBatch++;
   };
-
-  const worker = async (): Promise<void> => {
-    while (!stop && nextBatch < batches.length) {
-      if (opts.signal?.aborted) {
-        stop = true;
-        firstError ??= new SvcError("SVC_ABORTED", "resumeByIds was aborted by its signal");
-        return;
-      }
-      await runBatch(nextBatch++);
-    }
-  };
-
-  const workers = Math.min(opts.concurrency ?? DEFAULT_CONCURRENCY, batches.length);
-  await Promise.all(Array.from({ length: workers }, worker));
-
-  const done = results.filter((r): r is DrainProgress => r !== undefined);
-  const progress: DrainProgress = {
-    runs: done.flatMap((r) => r.runs),
-    requestCount: done.reduce((n, r) => n + r.requestCount, 0),
-    resumedCount: done.reduce((n, r) => n + r.resumedCount, 0),
-    ambiguousRequests: done.reduce((n, r) => n + r.ambiguousRequests, 0),
-    cursor: undefined,
-  };
-  const unconfirmed = done.flatMap((r) => r.unconfirmedDlqIds ?? []);
-  if (unconfirmed.length > 0) progress.unconfirmedDlqIds = unconfirmed;
-  if (stop) {
-    progress.remainingDlqIds = batches.filter((_, i) => results[i] === undefined || failed.has(i)).flat();
-    throw new PartialFailure(firstError, progress);
-  }
-  return progress;
+  const pool = new TaskPool(opts.concurrency ?? DEFAULT_CONCURRENCY);
+  await pool.run({ take, start: runBatch, settle: (i, outcome) => out.settle(i, outcome) });
+  return out.progress();
 }
 
 /** Converts a loop's progress into the public result shape. */

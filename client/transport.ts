@@ -273,39 +273,21 @@ export class Transport {
    */
   async send(req: OutgoingRequest): Promise<IncomingResponse> {
     if (this.closed) throw new TransportFailure("closed", new Error("the client is closed"));
-    const deadline = new AbortController();
-    const timer = setTimeout(
-      () => deadline.abort(new DeadlineExceeded(this.requestTimeoutMs)),
-      this.requestTimeoutMs,
-    );
     try {
-      const res = await this.dispatcherFor(req.origin).request({
-        origin: req.origin,
-        path: req.path,
-        method: req.method,
-        headers: req.headers,
-        signal: deadline.signal,
-        headersTimeout: this.requestTimeoutMs,
-        bodyTimeout: this.requestTimeoutMs,
-      });
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of res.body) {
-        const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
-        size += buf.length;
-        if (size > MAX_RESPONSE_BYTES) {
-          res.body.destroy();
-          throw Object.assign(new Error("response body too large"), {
-            code: "UND_ERR_RES_EXCEEDED_MAX_SIZE",
-          });
-        }
-        chunks.push(buf);
-      }
-      return { status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") };
+      return await collect(
+        this.dispatcherFor(req.origin),
+        {
+          origin: req.origin,
+          path: req.path,
+          method: req.method,
+          headers: req.headers,
+          headersTimeout: this.requestTimeoutMs,
+          bodyTimeout: this.requestTimeoutMs,
+        },
+        this.requestTimeoutMs,
+      );
     } catch (error) {
       throw new TransportFailure(classifyTransportError(error), error);
-    } finally {
-      clearTimeout(timer);
     }
   }
 
@@ -316,6 +298,70 @@ export class Transport {
     this.pools.clear();
     await Promise.all(pools.map((p) => p.close()));
   }
+}
+
+/**
+ * Sends one request through `dispatcher` and reads the whole response, with undici's handler
+ * interface rather than `request()`: `request()` wraps every response body in a Node stream whose
+ * bookkeeping outlives a young-generation collection, which over a long drain made V8 grow its
+ * young generation to the maximum (a 600,000-entry bare loop: 237 MB peak RSS with `request()` and
+ * `body.text()`, 106 MB with a handler). Rejects with the undici error, a too-large body, or
+ * {@link DeadlineExceeded} after `deadlineMs` (the request is aborted then).
+ */
+function collect(
+  dispatcher: Dispatcher,
+  opts: Dispatcher.DispatchOptions,
+  deadlineMs: number,
+): Promise<IncomingResponse> {
+  return new Promise((resolve, reject) => {
+    let controller: Dispatcher.DispatchController | undefined;
+    let settled = false;
+    let status = 0;
+    let headers: IncomingResponse["headers"] = {};
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const fail = (error: unknown): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      reject(error);
+      controller?.abort(error instanceof Error ? error : new Error(String(error)));
+    };
+    const timer = setTimeout(() => fail(new DeadlineExceeded(deadlineMs)), deadlineMs);
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(c) {
+        controller = c;
+        if (settled) c.abort(new DeadlineExceeded(deadlineMs));
+      },
+      onResponseStart(_c, statusCode, h) {
+        status = statusCode;
+        headers = h;
+      },
+      onResponseData(_c, chunk) {
+        size += chunk.length;
+        if (size > MAX_RESPONSE_BYTES) {
+          throw Object.assign(new Error("response body too large"), {
+            code: "UND_ERR_RES_EXCEEDED_MAX_SIZE",
+          });
+        }
+        chunks.push(chunk);
+      },
+      onResponseEnd() {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve({ status, headers, body: Buffer.concat(chunks).toString("utf8") });
+      },
+      onResponseError(_c, error) {
+        fail(error);
+      },
+    };
+    try {
+      dispatcher.dispatch(opts, handler);
+    } catch (error) {
+      fail(error);
+    }
+  });
 }
 
 function positive(value: number | undefined, fallback: number, name: string): number {

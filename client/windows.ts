@@ -12,9 +12,11 @@
  * Why the number of windows is bounded: every window ends with one page that is not full (a
  * partial or empty page), so each window opened costs up to one request beyond ceil(N/50). The
  * planner lets a drain open a window only while
- * `shortfall / 50 + openWindows + 1 ≤ allowance + overhead × runs / 50` (see
- * {@link mayOpenWindow}), which keeps the requests of the whole drain within
- * `(1 + overhead) × ceil(N/50) + allowance` for any distribution of failure times.
+ * `shortfall / 50 + openWindows + 1 ≤ allowance + credit(runs)` (see {@link mayOpenWindow}), where
+ * the credit is 0 until more than {@link SMALL_DRAIN_RUNS} runs were resumed and
+ * `overhead × ceil(runs / 50)` after. That keeps the requests of a whole drain of N entries within
+ * `ceil(N/50) + allowance` for N ≤ 2,500 and `(1 + overhead) × ceil(N/50) + allowance` above, for
+ * any distribution of failure times.
  *
  * @packageDocumentation
  */
@@ -25,7 +27,12 @@ import type { DrainWindow, OpenWindow, WindowDrainState } from "./types";
 /** Window budget: the share of requests beyond ceil(N/50) a drain may spend on windows. */
 export const WINDOW_OVERHEAD = 0.1;
 /** Window budget: windows a drain may open before it has resumed anything. */
-export const DEFAULT_WINDOW_ALLOWANCE = 32;
+export const DEFAULT_WINDOW_ALLOWANCE = 4;
+/**
+ * Window budget: runs a drain resumes before it earns the `overhead` credit. Up to this many
+ * entries a drain costs at most `ceil(N/50) + allowance` requests.
+ */
+export const SMALL_DRAIN_RUNS = 2_500;
 /**
  * How far back from now failures are looked for when the selection has no `fromDate`: 90 days,
  * the longest DLQ retention of the published plans. Only where windows are split depends on it;
@@ -82,13 +89,42 @@ export function splitWindow(
   now: number,
   horizonMs: number = DEFAULT_HORIZON_MS,
 ): [DrainWindow, DrainWindow] | undefined {
+  return splitWindowInto(window, 2, now, horizonMs) as [DrainWindow, DrainWindow] | undefined;
+}
+
+/**
+ * Splits a window into `pieces` adjacent windows of (nearly) equal length over its
+ * {@link effectiveRange}, fewer when the range has fewer milliseconds; the first keeps the
+ * window's lower bound (open or not), the last its upper bound. `undefined` when the window
+ * cannot be split.
+ *
+ * `drained` (0 to 1, default 0) is the share of the range, from its start, whose entries are
+ * probably resumed already (a window followed by its cursor resumes its oldest failures first):
+ * the first piece covers it and its equal share of the rest, so no piece is likely empty.
+ */
+export function splitWindowInto(
+  window: DrainWindow,
+  pieces: number,
+  now: number,
+  horizonMs: number = DEFAULT_HORIZON_MS,
+  drained = 0,
+): DrainWindow[] | undefined {
   const range = effectiveRange(window, now, horizonMs);
-  if (range === undefined) return undefined;
+  if (range === undefined || pieces < 2) return undefined;
   const [lo, hi] = range;
-  const mid = lo + Math.floor((hi - lo) / 2);
-  const left: DrainWindow = window.from !== undefined ? { from: window.from, to: mid } : { to: mid };
-  const right: DrainWindow = window.to !== undefined ? { from: mid + 1, to: window.to } : { from: mid + 1 };
-  return [left, right];
+  const k = Math.min(pieces, hi - lo + 1);
+  const ends: number[] = [];
+  for (let i = 1; i < k; i++) ends.push(lo + Math.floor((hi - lo) * (drained + ((1 - drained) * i) / k)));
+  const ordered = ends.every((e, i) => e < hi && (i === 0 ? e >= lo : e > ends[i - 1]));
+  if (!ordered) return drained > 0 ? splitWindowInto(window, pieces, now, horizonMs) : undefined;
+  const out: DrainWindow[] = [];
+  let from = window.from;
+  for (const end of ends) {
+    out.push(from !== undefined ? { from, to: end } : { to: end });
+    from = end + 1;
+  }
+  out.push(window.to !== undefined ? { from: from as number, to: window.to } : { from: from as number });
+  return out;
 }
 
 /** Budget parameters of {@link mayOpenWindow}. */
@@ -100,9 +136,33 @@ export interface WindowBudget {
 }
 
 /**
- * Whether one more window may be opened. Each window still open will cost at most one request
+ * What the budget credits a drain that resumed `runs` runs, in requests: nothing up to
+ * {@link SMALL_DRAIN_RUNS}, `overhead × ceil(runs / 50)` above.
+ */
+export function windowCredit(runs: number, overhead: number = WINDOW_OVERHEAD): number {
+  return runs > SMALL_DRAIN_RUNS ? overhead * Math.ceil(runs / MAX_RUNS_PER_REQUEST) : 0;
+}
+
+/**
+ * How many more windows may be opened now. Each window still open will cost at most one request
  * that is not full, and `shortfall` counts what the finished ones cost, so requests stay within
- * `(1 + overhead) × runs / 50 + allowance` whenever this holds.
+ * `ceil(runs / 50) + allowance + credit(runs)` whenever the count is respected.
+ *
+ * @param state - the counters (`runs`, `shortfall`)
+ * @param openWindows - windows open now
+ */
+export function windowRoom(
+  state: Pick<WindowDrainState, "runs" | "shortfall">,
+  openWindows: number,
+  budget: WindowBudget = {},
+): number {
+  const allowance = budget.allowance ?? DEFAULT_WINDOW_ALLOWANCE;
+  const cost = state.shortfall / MAX_RUNS_PER_REQUEST + openWindows;
+  return Math.max(0, Math.floor(allowance + windowCredit(state.runs, budget.overhead) - cost + 1e-9));
+}
+
+/**
+ * Whether one more window may be opened ({@link windowRoom} is at least 1).
  *
  * @param state - the counters (`runs`, `shortfall`)
  * @param openWindows - windows open now
@@ -112,10 +172,7 @@ export function mayOpenWindow(
   openWindows: number,
   budget: WindowBudget = {},
 ): boolean {
-  const allowance = budget.allowance ?? DEFAULT_WINDOW_ALLOWANCE;
-  const overhead = budget.overhead ?? WINDOW_OVERHEAD;
-  const cost = state.shortfall / MAX_RUNS_PER_REQUEST + openWindows + 1;
-  return cost <= allowance + (overhead * state.runs) / MAX_RUNS_PER_REQUEST;
+  return windowRoom(state, openWindows, budget) >= 1;
 }
 
 function isMs(v: unknown): v is number {

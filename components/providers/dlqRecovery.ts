@@ -27,25 +27,12 @@
  * windows and their cursors), which the engine saves; the next `up` continues where it stopped.
  *
  * The inputs and their checks are in `dlqRecoveryInputs.ts`, progress lines and the run log in
- * `dlqRecoveryProgress.ts`.
+ * `dlqRecoveryProgress.ts`, the drain itself (requests, records, outputs) in `dlqRecoveryRun.ts`.
  */
 import "../../client/requireNode"; // first: one clear error on a Node.js older than 22.19
 import * as crypto from "node:crypto";
 import type * as pulumi from "@pulumi/pulumi";
-import {
-  DEFAULT_WINDOW_CONCURRENCY,
-  DrainError,
-  MAX_RUNS_PER_REQUEST,
-  SvcClient,
-  SvcError,
-  accountRateGates,
-  overrideHeaders,
-  validateWindowState,
-  type DrainProgress,
-  type DrainWindow,
-  type ResumedRun,
-  type WindowDrainState,
-} from "../../client";
+import { SvcClient, SvcError, accountRateGates } from "../../client";
 import { resolveEndpoint } from "../../client/transport";
 import { accountLimitsOnce, type AccountLimits } from "../../core/accountClient";
 import { parseAccountRef } from "../../core/accountRef";
@@ -55,31 +42,21 @@ import {
   Settings,
   type StackConfigReader,
 } from "../../core/connection";
-import { describeOrigins, explainServiceError, nextStep } from "../../core/messages";
 import { containsUnknown } from "../../core/tokens";
 import {
   DEFAULT_MAX_RECORDED_RUNS,
   RESULT_FIELDS,
   TUNING_FIELDS,
-  overridesOf,
   publicInputs,
   recoveryLabel,
-  selectionOf,
   specHash,
   stable,
   validateInputs,
   type DlqRecoveryInputs,
   type DlqRecoveryOutputs,
 } from "./dlqRecoveryInputs";
-import { Progress, openRunLog } from "./dlqRecoveryProgress";
-import { holdHeapTrim } from "./heapTrim";
-import {
-  EngineGoneError,
-  PartialStateError,
-  engineAddress,
-  exitOrphanedProvider,
-  isListening,
-} from "./engine";
+import { DrainRun } from "./dlqRecoveryRun";
+import { engineAddress, isListening } from "./engine";
 
 export type { DlqRecoveryInputs, DlqRecoveryOutputs } from "./dlqRecoveryInputs";
 
@@ -92,9 +69,6 @@ export interface DlqRecoveryDeps {
   /** False once the engine that started this process is gone (the CLI was killed). */
   engineAlive: () => Promise<boolean>;
 }
-
-/** Seconds between two checks that the engine is still there, during a drain. */
-const ENGINE_CHECK_MS = 1_000;
 
 function defaultEngineAlive(): () => Promise<boolean> {
   const address = engineAddress();
@@ -235,173 +209,21 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
     const label = recoveryLabel(inputs);
     const s = this.settings.require(RESUME_SETTINGS, inputs, label);
     const url = s.baseUrl.value;
-    const maxRecorded = inputs.maxRecordedRuns ?? DEFAULT_MAX_RECORDED_RUNS;
-    const started = this.deps.now();
-    const base = {
-      resumed: previous?.resumedCount ?? 0,
-      requests: previous?.requestCount ?? 0,
-      ambiguous: previous?.ambiguousRequests ?? 0,
-    };
-    const recorded: ResumedRun[] = previous ? [...previous.resumedRuns] : [];
-    const unconfirmed: string[] = previous ? [...previous.unconfirmedDlqIds] : [];
-    const runLog = openRunLog(inputs, this.deps.cwd());
-    const progress = new Progress(inputs.recoveryName ?? id, started, base, this.deps.now, this.deps.log);
-    let lastEngineCheck = started;
-    const record = async (runs: ResumedRun[]) => {
-      for (const r of runs) if (recorded.length < maxRecorded) recorded.push(r);
-      runLog?.(runs);
-      // A killed CLI leaves this process behind: stop resuming runs no state will record.
-      if (this.deps.now() - lastEngineCheck >= ENGINE_CHECK_MS) {
-        lastEngineCheck = this.deps.now();
-        if (!(await this.deps.engineAlive())) {
-          throw new EngineGoneError(
-            `${label}: the Pulumi engine is gone (was \`pulumi up\` killed?); the drain stops here. ` +
-              `Runs resumed so far are in the run log${inputs.runLogFile === "" ? " (disabled)" : ""}.`,
-          );
-        }
-      }
-    };
+    const run = new DrainRun(this.deps, id, inputs, previous);
     const client = new SvcClient({
       baseUrl: url,
       token: s.token.value,
       allowInsecureHttp: inputs.allowInsecureHttp === true,
     });
-    const limits = await this.accountLimits(inputs, label);
-    // One gate per account (resume URL and token) in this process: the drains of that account share it.
-    const gate = accountRateGates.forAccount(url, s.token.value, limits.maxRequestsPerSecond);
-    const allowed = (): number | undefined => minDefined(gate.ratePerSecond, inputs.maxRequestsPerSecond);
-    const overrides = overridesOf(inputs);
-    const result = (p: DrainProgress, complete: boolean, err?: string): DlqRecoveryOutputs => {
-      const resumedCount = base.resumed + p.resumedCount;
-      const out: DlqRecoveryOutputs = {
-        ...publicInputs(inputs),
-        resumedCount,
-        requestCount: base.requests + p.requestCount,
-        resumedRuns: recorded,
-        resumedRunsTruncated: recorded.length < resumedCount,
-        ambiguousRequests: base.ambiguous + p.ambiguousRequests,
-        unconfirmedDlqIds: [...unconfirmed, ...(p.unconfirmedDlqIds ?? [])],
-        overrideHeaders: overrideHeaders(overrides),
-        startedAt: previous?.startedAt ?? new Date(started).toISOString(),
-        finishedAt: new Date(this.deps.now()).toISOString(),
-        complete,
-        specHash: specHash(inputs),
-      };
-      if (!complete) {
-        // One cursor over the whole selection is saved as today (`cursor`); split windows as `windowState`.
-        if (p.cursor !== undefined) out.cursor = p.cursor;
-        else if (p.windowState !== undefined) out.windowState = p.windowState;
-        if (p.remainingDlqIds !== undefined) out.remainingDlqIds = p.remainingDlqIds;
-        if (err) out.lastError = err;
-      }
-      return out;
-    };
-    const releaseHeapTrim = holdHeapTrim();
     try {
-      let res: DrainProgress;
-      if (inputs.dlqIds) {
-        const ids = previous?.remainingDlqIds ?? inputs.dlqIds;
-        const total = Math.ceil(new Set(ids).size / MAX_RUNS_PER_REQUEST);
-        res = {
-          ...(await client.resumeByIds(ids, overrides, {
-            keepRuns: false, // recorded in onPage: a huge drain does not hold every run in memory
-            concurrency: inputs.concurrency,
-            maxRequestsPerSecond: inputs.maxRequestsPerSecond,
-            gate,
-            onPage: async (e) => {
-              const requestsLeft = Math.max(total - e.requestCount, 0);
-              progress.page({
-                resumed: e.resumedCount,
-                requests: e.requestCount,
-                allowedPerSecond: allowed(),
-                requestsLeft,
-                daily: gate.dailyRequests,
-              });
-              await record(e.page.workflowRuns);
-            },
-          })),
-          cursor: undefined,
-        };
-      } else {
-        res = await client.drainWindows(selectionOf(inputs), overrides, {
-          ...continueFrom(previous, inputs, this.deps.log),
-          keepRuns: false, // recorded in onPage: a huge drain does not hold every run in memory
-          concurrency: inputs.concurrency,
-          maxRequestsPerSecond: inputs.maxRequestsPerSecond,
-          gate,
-          ...(limits.dlqRetentionMs !== undefined ? { horizonMs: limits.dlqRetentionMs } : {}),
-          onCursorRefused: (w) => this.deps.log(cursorRefused(inputs, w)),
-          onPage: async (e) => {
-            progress.page({
-              resumed: e.resumedCount,
-              requests: e.requestCount,
-              // Open windows are in flight or next in line at the gate, up to `concurrency` at once.
-              windowsInFlight: Math.min(e.windowsOpen, inputs.concurrency ?? DEFAULT_WINDOW_CONCURRENCY),
-              allowedPerSecond: allowed(),
-              daily: gate.dailyRequests,
-            });
-            await record(e.page.workflowRuns);
-          },
-        });
-      }
-      progress.page({ resumed: res.resumedCount, requests: res.requestCount }, true);
-      return result(res, true);
-    } catch (e) {
-      const gone = e instanceof EngineGoneError ? e : e instanceof Error ? e.cause : undefined;
-      if (gone instanceof EngineGoneError) {
-        this.deps.log(gone.message);
-        exitOrphanedProvider();
-      }
-      const explained = explainServiceError(e, label, url, describeOrigins({ token: s.token }));
-      if (!(e instanceof DrainError)) throw explained;
-      const outs = result(e.partial, false, explained.message);
-      const message =
-        `${explained.message}\n${label} was cut off after resuming ${outs.resumedCount} runs in ${outs.requestCount} requests; ` +
-        `they are recorded in the state. ${nextStep(e.code)}`;
-      throw new PartialStateError(
-        message,
-        id,
-        { ...outs, __provider: (inputs as Record<string, unknown>).__provider },
-        [message],
-      );
+      const limits = await this.accountLimits(inputs, label);
+      // One gate per account (resume URL and token) in this process: the drains of that account share it.
+      const gate = accountRateGates.forAccount(url, s.token.value, limits.maxRequestsPerSecond);
+      return await run.run({ client, gate, limits, url, origins: { token: s.token } });
     } finally {
-      releaseHeapTrim();
       await client.close();
     }
   }
-}
-
-/**
- * Where a cut-off filter drain continues: its saved windows, else (state of an older version, or
- * a sequential drain) its cursor. A saved state that is not valid is dropped and the drain starts
- * over, which resumes nothing twice: resumed entries have left the DLQ.
- */
-function continueFrom(
-  previous: DlqRecoveryOutputs | undefined,
-  inputs: DlqRecoveryInputs,
-  log: (line: string) => void,
-): { state?: WindowDrainState; startCursor?: string } {
-  if (previous?.windowState !== undefined) {
-    try {
-      return { state: validateWindowState(previous.windowState, selectionOf(inputs)) };
-    } catch (e) {
-      log(
-        `${recoveryLabel(inputs)}: the saved window state is not valid (${(e as Error).message}); starting the drain over.`,
-      );
-      return {};
-    }
-  }
-  if (previous?.cursor !== undefined) return { startCursor: previous.cursor };
-  return {};
-}
-
-/** The log line of a saved cursor the service refused (its window starts over). */
-function cursorRefused(inputs: DlqRecoveryInputs, w: DrainWindow): string {
-  const label = recoveryLabel(inputs);
-  if (w.from === inputs.fromDate && w.to === inputs.toDate) {
-    return `${label}: the saved cursor was refused; starting the drain over.`;
-  }
-  return `${label}: the saved cursor of window [${w.from ?? "…"}, ${w.to ?? "…"}] was refused; that window starts over.`;
 }
 
 /** The `maxRecordedRuns` of the inputs, or its default. */
@@ -415,12 +237,6 @@ function trimRecorded(outs: DlqRecoveryOutputs, inputs: DlqRecoveryInputs): DlqR
   if (!Array.isArray(outs.resumedRuns) || outs.resumedRuns.length <= max) return outs;
   const resumedRuns = outs.resumedRuns.slice(0, max);
   return { ...outs, resumedRuns, resumedRunsTruncated: resumedRuns.length < outs.resumedCount };
-}
-
-/** The lower of two optional rates. */
-function minDefined(a: number | undefined, b: number | undefined): number | undefined {
-  if (a === undefined) return b;
-  return b === undefined ? a : Math.min(a, b);
 }
 
 /** The instance the `DlqRecovery` resource's provider loads. */

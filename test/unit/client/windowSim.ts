@@ -125,6 +125,17 @@ export class FakeDlq {
     this.next = new Int32Array(this.times.length + 1).map((_, i) => i);
   }
 
+  /**
+   * Marks entries `[from, to)` (indices in failure-time order) as already resumed, as a drain
+   * cut off before would have left them (for saved-state fixtures).
+   */
+  markResumed(from: number, to: number): void {
+    for (let i = from; i < to; i++) {
+      this.resumed[i] = 1;
+      this.next[i] = i + 1;
+    }
+  }
+
   /** Entries not resumed yet. */
   get remaining(): number {
     return this.resumed.reduce((n, r) => n + (r === 0 ? 1 : 0), 0);

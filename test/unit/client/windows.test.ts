@@ -7,6 +7,10 @@ import {
   mayOpenWindow,
   rootWindow,
   splitWindow,
+  splitWindowInto,
+  SMALL_DRAIN_RUNS,
+  windowCredit,
+  windowRoom,
   validateWindowState,
   windowSelection,
 } from "../../../client/windows";
@@ -117,7 +121,49 @@ describe("client/windows (planner)", () => {
     it("charges what finished windows cost: 50 runs short is one request", () => {
       assert.equal(mayOpenWindow({ runs: 0, shortfall: 50 * 3 }, 0, { allowance: 4 }), true);
       assert.equal(mayOpenWindow({ runs: 0, shortfall: 50 * 3 + 1 }, 0, { allowance: 4 }), false);
-      assert.equal(mayOpenWindow({ runs: 500, shortfall: 50 * 4 }, 0, { allowance: 4, overhead: 0.1 }), true);
+      // Above 2,500 runs: 51 pages earn 5.1 more windows.
+      assert.equal(
+        mayOpenWindow({ runs: 2_550, shortfall: 50 * 9 }, 0, { allowance: 4, overhead: 0.1 }),
+        false,
+      );
+      assert.equal(
+        mayOpenWindow({ runs: 2_550, shortfall: 50 * 8 }, 0, { allowance: 4, overhead: 0.1 }),
+        true,
+      );
+    });
+
+    it("earns no credit up to 2,500 runs (at most ceil(N/50) + allowance), 10 % of the pages above", () => {
+      assert.equal(windowCredit(0), 0);
+      assert.equal(windowCredit(SMALL_DRAIN_RUNS), 0);
+      assert.ok(Math.abs(windowCredit(SMALL_DRAIN_RUNS + 1) - 5.1) < 1e-9);
+      assert.equal(windowCredit(100_000), 200);
+      assert.equal(windowRoom({ runs: 2_500, shortfall: 0 }, 1), DEFAULT_WINDOW_ALLOWANCE - 1);
+      assert.equal(windowRoom({ runs: 20_000, shortfall: 50 * 10 }, 8), DEFAULT_WINDOW_ALLOWANCE + 40 - 18);
+      assert.equal(windowRoom({ runs: 0, shortfall: 50 * 9 }, 1), 0, "never negative");
+    });
+  });
+
+  describe("splitWindowInto", () => {
+    it("splits into k adjacent pieces that tile the window, the outer ones keeping open bounds", () => {
+      assert.deepEqual(splitWindowInto({ from: 0, to: 99 }, 4, NOW), [
+        { from: 0, to: 24 },
+        { from: 25, to: 49 },
+        { from: 50, to: 74 },
+        { from: 75, to: 99 },
+      ]);
+      const pieces = splitWindowInto({}, 3, NOW, 3 * DAY)!;
+      assert.equal(pieces.length, 3);
+      assert.deepEqual(pieces[0], { to: NOW - 2 * DAY });
+      assert.deepEqual(pieces[2], { from: NOW - DAY + 1 });
+    });
+
+    it("makes at most one piece per millisecond, and none of a single millisecond", () => {
+      assert.deepEqual(splitWindowInto({ from: 5, to: 7 }, 4, NOW), [
+        { from: 5, to: 5 },
+        { from: 6, to: 6 },
+        { from: 7, to: 7 },
+      ]);
+      assert.equal(splitWindowInto({ from: 5, to: 5 }, 4, NOW), undefined);
     });
   });
 

@@ -1,0 +1,258 @@
+/**
+ * The planner of a windowed drain: which failure-time windows are open, which one is sent next,
+ * and what an answer does to them (close a window, follow its cursor, or split it). Pure: no
+ * I/O, no timers, no clock of its own; the runner (`windowDrain.ts`) tells it what came back, how
+ * many requests are in flight, how many wait at the rate gate and what time it is.
+ *
+ * How it decides, in short:
+ * - A drain starts with ONE window, the whole selection (or the windows of a saved state), so a
+ *   drain of up to 50 entries costs one request and `concurrency: 1` is the sequential drain.
+ * - A window is split only when it just returned a full page with a cursor (so it holds more),
+ *   fewer windows are open than keep the rate gate busy ({@link targetWindows}: the gate's rate
+ *   times the round trip, plus {@link GATE_BACKLOG}), fewer than {@link GATE_BACKLOG} requests
+ *   wait at the gate (latency, not the rate, bounds the drain), no other splittable window has
+ *   run longer, and the window budget (`windows.ts`, {@link windowRoom}) has room. Every window
+ *   opened costs up to one request that is not full, so no more are opened than the gate needs.
+ * - A split makes as many pieces as are missing, at most {@link MAX_PIECES}; once a window came
+ *   back empty (the failures are clustered, so most pieces would be empty), it halves.
+ * - Windows are pairwise disjoint and cover what is left of the selection, so requests in flight
+ *   never select the same entry, and a window split between its pages loses nothing.
+ *
+ * @packageDocumentation
+ */
+import { CursorChain } from "./drain";
+import { MAX_RUNS_PER_REQUEST, type DlqSelection } from "./contract";
+import type { DrainWindow, OpenWindow, WindowDrainState } from "./types";
+import { rootWindow, splitWindowInto, windowRoom, type WindowBudget } from "./windows";
+
+/**
+ * Requests waiting at the rate gate from which the rate, not latency, bounds the drain: no more
+ * windows are opened then. Two rather than one, so jitter in latency does not leave the gate idle.
+ */
+export const GATE_BACKLOG = 2;
+/** Most pieces one split makes. */
+export const MAX_PIECES = 4;
+
+/**
+ * Windows that keep the rate gate busy: `ceil(rate × round trip) + GATE_BACKLOG`, at most
+ * `concurrency`; `concurrency` when the gate's rate or the round trip is not known.
+ */
+export function targetWindows(
+  concurrency: number,
+  at: Pick<PlanContext, "ratePerSecond" | "roundTripMs">,
+): number {
+  if (at.ratePerSecond === undefined || at.roundTripMs === undefined) return concurrency;
+  return Math.min(concurrency, Math.ceil((at.ratePerSecond * at.roundTripMs) / 1000) + GATE_BACKLOG);
+}
+
+/** A window of the plan, with its cursor and what the planner knows about it. */
+export interface PlannedWindow {
+  /** The window's bounds. */
+  readonly window: DrainWindow;
+  /** Where the window continues; `undefined`: from its start. */
+  cursor: string | undefined;
+  /** The loop checks of the window's cursor chain. */
+  chain: CursorChain;
+  /** The cursor came from saved state and was not accepted yet (a 400 restarts the window). */
+  restored: boolean;
+  /** Full pages since the window was opened: the longest-running window is split first. */
+  pages: number;
+  /** The window cannot be split (a single millisecond). */
+  atomic: boolean;
+  /** The window is a piece of a split (not the selection or a saved window). */
+  piece: boolean;
+}
+
+/** What the runner tells the planner with an answer. */
+export interface PlanContext {
+  /** Requests in flight now, the answered one not included. */
+  inFlight: number;
+  /** Requests waiting at the rate gate now. */
+  gateWaiting: number;
+  /** Unix ms now. */
+  now: number;
+  /** Requests per second the rate gate lets through, when it limits. */
+  ratePerSecond?: number;
+  /** Round-trip time of a request (recent average, gate wait included), ms, when known. */
+  roundTripMs?: number;
+}
+
+/** What an answer did to its window. */
+export type Decision =
+  | { kind: "closed" }
+  | { kind: "continue" }
+  | { kind: "split"; into: readonly PlannedWindow[] }
+  | { kind: "loop"; reason: string };
+
+/** Settings of a plan. */
+export interface PlanSettings extends WindowBudget {
+  /** Requests in flight at most. */
+  concurrency: number;
+  /** Pages with a cursor and no runs in a row, per window, before giving up. */
+  maxEmptyPages: number;
+  /** How far back failures may lie when the selection has no `fromDate`, ms. */
+  horizonMs: number;
+}
+
+/** The open windows of a drain and the budget counters, with the decisions on them. */
+export class WindowPlan {
+  /** Windows not finished, in failure-time order. */
+  readonly open: PlannedWindow[] = [];
+  /** Open windows waiting to be sent, in the order they are sent. */
+  private readonly queue: PlannedWindow[] = [];
+  /** Runs reported so far (continuations included): the budget's credit. */
+  runs: number;
+  /** Σ (50 − runs) over the pages that were not full: the budget's debit. */
+  shortfall: number;
+  /** Windows opened by splitting. */
+  splits = 0;
+  /** A window came back empty on its first page: the failures are clustered. */
+  private clustered = false;
+
+  /**
+   * @param windows - the windows to start from, disjoint and in failure-time order
+   * @param counters - the budget counters to start from (a saved state's, or zero)
+   * @param settings - concurrency, loop checks, horizon and budget
+   */
+  constructor(
+    windows: readonly OpenWindow[],
+    counters: Pick<WindowDrainState, "runs" | "shortfall">,
+    private readonly settings: PlanSettings,
+  ) {
+    this.runs = counters.runs;
+    this.shortfall = counters.shortfall;
+    for (const w of windows) {
+      const p = this.planned(w, true);
+      this.open.push(p);
+      this.queue.push(p);
+    }
+  }
+
+  /**
+   * The plan of a drain: the saved state's windows, else the whole selection (with `startCursor`).
+   */
+  static start(
+    selection: DlqSelection,
+    saved: WindowDrainState | undefined,
+    startCursor: string | undefined,
+    settings: PlanSettings,
+  ): WindowPlan {
+    if (saved !== undefined) return new WindowPlan(saved.windows, saved, settings);
+    const root: OpenWindow = { ...rootWindow(selection) };
+    if (startCursor !== undefined) root.cursor = startCursor;
+    return new WindowPlan([root], { runs: 0, shortfall: 0 }, settings);
+  }
+
+  /** Whether every window is finished. */
+  get done(): boolean {
+    return this.open.length === 0;
+  }
+
+  /** Windows waiting to be sent. */
+  get waiting(): number {
+    return this.queue.length;
+  }
+
+  /** The next window to send, or `undefined` when none waits. */
+  take(): PlannedWindow | undefined {
+    return this.queue.shift();
+  }
+
+  /**
+   * Records an answer of `runs` runs and the cursor `next` for `w`, and decides what follows:
+   * the window is closed (no cursor), continues with its cursor, is split, or loops.
+   */
+  answer(w: PlannedWindow, runs: number, next: string | undefined, at: PlanContext): Decision {
+    this.runs += runs;
+    if (runs < MAX_RUNS_PER_REQUEST) this.shortfall += MAX_RUNS_PER_REQUEST - runs;
+    w.restored = false;
+    if (runs === 0 && next === undefined && w.pages === 0 && w.cursor === undefined) this.clustered = true;
+    if (next === undefined) {
+      this.open.splice(this.open.indexOf(w), 1);
+      return { kind: "closed" };
+    }
+    const loop = w.chain.loopReason(next, runs);
+    w.cursor = next;
+    if (runs >= MAX_RUNS_PER_REQUEST) w.pages += 1;
+    if (loop !== undefined) return { kind: "loop", reason: loop };
+    const into = runs >= MAX_RUNS_PER_REQUEST ? this.split(w, at) : undefined;
+    if (into !== undefined) return { kind: "split", into };
+    this.queue.push(w);
+    return { kind: "continue" };
+  }
+
+  /**
+   * A saved cursor the service no longer accepts (400): the window starts over without it, first
+   * in line. Resumed entries have left the DLQ, so this resumes nothing twice.
+   *
+   * @returns false when the cursor was not a restored one (the refusal is a failure)
+   */
+  refused(w: PlannedWindow): boolean {
+    if (!w.restored) return false;
+    w.cursor = undefined;
+    w.restored = false;
+    w.chain = new CursorChain(undefined, this.settings.maxEmptyPages);
+    this.queue.unshift(w);
+    return true;
+  }
+
+  /** The state to continue from: the open windows with their cursors, and the counters. */
+  snapshot(): WindowDrainState {
+    return {
+      version: 1,
+      windows: this.open.map((p) => ({
+        ...p.window,
+        ...(p.cursor !== undefined ? { cursor: p.cursor } : {}),
+      })),
+      runs: this.runs,
+      shortfall: this.shortfall,
+    };
+  }
+
+  /** How many pieces `w` is split into now: 0 or 1 means not at all. */
+  pieces(w: PlannedWindow, at: PlanContext): number {
+    const idle = this.settings.concurrency - at.inFlight - this.queue.length - 1;
+    const missing = targetWindows(this.settings.concurrency, at) - this.open.length;
+    if (idle < 1 || missing < 1 || at.gateWaiting >= GATE_BACKLOG || w.atomic) return 0;
+    // A piece of a split is split again only after its second full page (a window about to end
+    // would cost one more partial page per piece), unless the failures are clustered: then the
+    // piece holding the cluster is narrowed at once.
+    if (w.piece && w.pages < 2 && !this.clustered) return 0;
+    if (this.open.some((o) => o !== w && !o.atomic && o.pages > w.pages)) return 0;
+    const room = windowRoom(this, this.open.length, this.settings);
+    return Math.min(1 + idle, 1 + missing, 1 + room, this.clustered ? 2 : MAX_PIECES);
+  }
+
+  private split(w: PlannedWindow, at: PlanContext): PlannedWindow[] | undefined {
+    const k = this.pieces(w, at);
+    if (k < 2) return undefined;
+    // A window followed for several pages has resumed its oldest failures: about half of it, if
+    // as much is left as it has resumed (the median guess when nothing else is known).
+    const drained = w.pages >= 2 ? 0.5 : 0;
+    const windows = splitWindowInto(w.window, k, at.now, this.settings.horizonMs, drained);
+    if (windows === undefined) {
+      w.atomic = true;
+      return undefined;
+    }
+    const into = windows.map((x) => ({ ...this.planned(x, false), piece: true }));
+    this.open.splice(this.open.indexOf(w), 1, ...into);
+    this.queue.push(...into);
+    this.splits += into.length - 1;
+    return into;
+  }
+
+  private planned(w: OpenWindow, restored: boolean): PlannedWindow {
+    const window: DrainWindow = {};
+    if (w.from !== undefined) window.from = w.from;
+    if (w.to !== undefined) window.to = w.to;
+    return {
+      window,
+      cursor: w.cursor,
+      chain: new CursorChain(w.cursor, this.settings.maxEmptyPages),
+      restored: restored && w.cursor !== undefined,
+      pages: 0,
+      atomic: false,
+      piece: false,
+    };
+  }
+}

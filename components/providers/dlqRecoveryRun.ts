@@ -1,0 +1,260 @@
+/**
+ * One drain of a `DlqRecovery` resource, once its connection is set up (`dlqRecovery.ts`): it
+ * sends the requests through `SvcClient` (windows for filters and `all`, batches for `dlqIds`),
+ * records the runs (state, run log, progress lines, engine check), and builds the outputs: the
+ * complete ones, or the partial state a cut-off drain continues from.
+ */
+import {
+  DEFAULT_WINDOW_CONCURRENCY,
+  DrainError,
+  MAX_RUNS_PER_REQUEST,
+  overrideHeaders,
+  validateWindowState,
+  type RateGate,
+  type DrainProgress,
+  type DrainWindow,
+  type ResumedRun,
+  type SvcClient,
+  type WindowDrainState,
+} from "../../client";
+import type { AccountLimits } from "../../core/accountClient";
+import { describeOrigins, explainServiceError, nextStep } from "../../core/messages";
+import {
+  DEFAULT_MAX_RECORDED_RUNS,
+  overridesOf,
+  publicInputs,
+  recoveryLabel,
+  selectionOf,
+  specHash,
+  type DlqRecoveryInputs,
+  type DlqRecoveryOutputs,
+} from "./dlqRecoveryInputs";
+import { Progress, openRunLog } from "./dlqRecoveryProgress";
+import { EngineGoneError, PartialStateError, exitOrphanedProvider } from "./engine";
+
+/** Milliseconds between two checks that the engine is still there, during a drain. */
+export const ENGINE_CHECK_MS = 1_000;
+
+/** What a drain needs from its provider: clock, log, folder and engine check. */
+export interface DrainDeps {
+  now: () => number;
+  log: (line: string) => void;
+  cwd: () => string;
+  /** False once the engine that started this process is gone (the CLI was killed). */
+  engineAlive: () => Promise<boolean>;
+}
+
+/** The connection of a drain, as `dlqRecovery.ts` sets it up. */
+export interface DrainConnection {
+  client: SvcClient;
+  /** The account's rate gate, shared by every drain of the account in the process. */
+  gate: RateGate;
+  /** The account's limits, when read. */
+  limits: AccountLimits;
+  /** The resume URL (for messages). */
+  url: string;
+  /** Where the token came from (for messages), as `describeOrigins` takes it. */
+  origins: Parameters<typeof describeOrigins>[0];
+}
+
+/** One drain (or its continuation): the runs recorded so far and the outputs it produces. */
+export class DrainRun {
+  private readonly label: string;
+  private readonly started: number;
+  private readonly base: { resumed: number; requests: number; ambiguous: number };
+  private readonly recorded: ResumedRun[];
+  private readonly unconfirmed: string[];
+  private readonly maxRecorded: number;
+  private readonly runLog: ((runs: ResumedRun[]) => void) | undefined;
+  private readonly progress: Progress;
+  private lastEngineCheck: number;
+
+  /**
+   * @param id - the resource's ID
+   * @param inputs - the resource's inputs
+   * @param previous - the outputs of the cut-off drain this one continues, if any
+   */
+  constructor(
+    private readonly deps: DrainDeps,
+    private readonly id: string,
+    private readonly inputs: DlqRecoveryInputs,
+    private readonly previous: DlqRecoveryOutputs | undefined,
+  ) {
+    this.label = recoveryLabel(inputs);
+    this.started = deps.now();
+    this.lastEngineCheck = this.started;
+    this.base = {
+      resumed: previous?.resumedCount ?? 0,
+      requests: previous?.requestCount ?? 0,
+      ambiguous: previous?.ambiguousRequests ?? 0,
+    };
+    this.recorded = previous ? [...previous.resumedRuns] : [];
+    this.unconfirmed = previous ? [...previous.unconfirmedDlqIds] : [];
+    this.maxRecorded = inputs.maxRecordedRuns ?? DEFAULT_MAX_RECORDED_RUNS;
+    this.runLog = openRunLog(inputs, deps.cwd());
+    this.progress = new Progress(inputs.recoveryName ?? id, this.started, this.base, deps.now, deps.log);
+  }
+
+  /**
+   * Drains through `c`; resolves to the complete outputs.
+   *
+   * @throws PartialStateError with the outputs to save when the drain was cut off
+   */
+  async run(c: DrainConnection): Promise<DlqRecoveryOutputs> {
+    try {
+      const res = this.inputs.dlqIds ? await this.byIds(c) : await this.inWindows(c);
+      this.progress.page({ resumed: res.resumedCount, requests: res.requestCount }, true);
+      return this.outputs(res, true);
+    } catch (e) {
+      throw this.cutOff(e, c);
+    }
+  }
+
+  /** Records the runs of one page: state (up to `maxRecordedRuns`), run log, engine check. */
+  private async record(runs: ResumedRun[]): Promise<void> {
+    for (const r of runs) if (this.recorded.length < this.maxRecorded) this.recorded.push(r);
+    this.runLog?.(runs);
+    // A killed CLI leaves this process behind: stop resuming runs no state will record.
+    if (this.deps.now() - this.lastEngineCheck < ENGINE_CHECK_MS) return;
+    this.lastEngineCheck = this.deps.now();
+    if (await this.deps.engineAlive()) return;
+    throw new EngineGoneError(
+      `${this.label}: the Pulumi engine is gone (was \`pulumi up\` killed?); the drain stops here. ` +
+        `Runs resumed so far are in the run log${this.inputs.runLogFile === "" ? " (disabled)" : ""}.`,
+    );
+  }
+
+  /** The rate the drain may go at now: the gate's, capped by `maxRequestsPerSecond`. */
+  private allowed(gate: RateGate): number | undefined {
+    const a = gate.ratePerSecond;
+    const b = this.inputs.maxRequestsPerSecond;
+    if (a === undefined) return b;
+    return b === undefined ? a : Math.min(a, b);
+  }
+
+  private async byIds(c: DrainConnection): Promise<DrainProgress> {
+    const ids = this.previous?.remainingDlqIds ?? this.inputs.dlqIds ?? [];
+    const total = Math.ceil(new Set(ids).size / MAX_RUNS_PER_REQUEST);
+    const res = await c.client.resumeByIds(ids, overridesOf(this.inputs), {
+      keepRuns: false, // recorded in onPage: a huge drain does not hold every run in memory
+      concurrency: this.inputs.concurrency,
+      maxRequestsPerSecond: this.inputs.maxRequestsPerSecond,
+      gate: c.gate,
+      onPage: async (e) => {
+        const requestsLeft = Math.max(total - e.requestCount, 0);
+        const allowedPerSecond = this.allowed(c.gate);
+        this.progress.page({
+          resumed: e.resumedCount,
+          requests: e.requestCount,
+          allowedPerSecond,
+          requestsLeft,
+          daily: c.gate.dailyRequests,
+        });
+        await this.record(e.page.workflowRuns);
+      },
+    });
+    return { ...res, cursor: undefined };
+  }
+
+  private async inWindows(c: DrainConnection): Promise<DrainProgress> {
+    const inputs = this.inputs;
+    return c.client.drainWindows(selectionOf(inputs), overridesOf(inputs), {
+      ...continueFrom(this.previous, inputs, this.deps.log),
+      keepRuns: false, // recorded in onPage: a huge drain does not hold every run in memory
+      concurrency: inputs.concurrency,
+      maxRequestsPerSecond: inputs.maxRequestsPerSecond,
+      gate: c.gate,
+      ...(c.limits.dlqRetentionMs !== undefined ? { horizonMs: c.limits.dlqRetentionMs } : {}),
+      onCursorRefused: (w) => this.deps.log(cursorRefused(inputs, w)),
+      onPage: async (e) => {
+        this.progress.page({
+          resumed: e.resumedCount,
+          requests: e.requestCount,
+          // Open windows are in flight or next in line at the gate, up to `concurrency` at once.
+          windowsInFlight: Math.min(e.windowsOpen, inputs.concurrency ?? DEFAULT_WINDOW_CONCURRENCY),
+          allowedPerSecond: this.allowed(c.gate),
+          daily: c.gate.dailyRequests,
+        });
+        await this.record(e.page.workflowRuns);
+      },
+    });
+  }
+
+  /** The outputs after `p`: complete, or with what a cut-off drain continues from. */
+  private outputs(p: DrainProgress, complete: boolean, err?: string): DlqRecoveryOutputs {
+    const inputs = this.inputs;
+    const resumedCount = this.base.resumed + p.resumedCount;
+    const out: DlqRecoveryOutputs = {
+      ...publicInputs(inputs),
+      resumedCount,
+      requestCount: this.base.requests + p.requestCount,
+      resumedRuns: this.recorded,
+      resumedRunsTruncated: this.recorded.length < resumedCount,
+      ambiguousRequests: this.base.ambiguous + p.ambiguousRequests,
+      unconfirmedDlqIds: [...this.unconfirmed, ...(p.unconfirmedDlqIds ?? [])],
+      overrideHeaders: overrideHeaders(overridesOf(inputs)),
+      startedAt: this.previous?.startedAt ?? new Date(this.started).toISOString(),
+      finishedAt: new Date(this.deps.now()).toISOString(),
+      complete,
+      specHash: specHash(inputs),
+    };
+    if (!complete) {
+      // One cursor over the whole selection is saved as such (`cursor`); split windows as `windowState`.
+      if (p.cursor !== undefined) out.cursor = p.cursor;
+      else if (p.windowState !== undefined) out.windowState = p.windowState;
+      if (p.remainingDlqIds !== undefined) out.remainingDlqIds = p.remainingDlqIds;
+      if (err) out.lastError = err;
+    }
+    return out;
+  }
+
+  /** The error a failed drain rejects with: the partial state to save when it was cut off. */
+  private cutOff(e: unknown, c: DrainConnection): Error {
+    const gone = e instanceof EngineGoneError ? e : e instanceof Error ? e.cause : undefined;
+    if (gone instanceof EngineGoneError) {
+      this.deps.log(gone.message);
+      exitOrphanedProvider();
+    }
+    const explained = explainServiceError(e, this.label, c.url, describeOrigins(c.origins));
+    if (!(e instanceof DrainError)) return explained;
+    const outs = this.outputs(e.partial, false, explained.message);
+    const message =
+      `${explained.message}\n${this.label} was cut off after resuming ${outs.resumedCount} runs in ${outs.requestCount} requests; ` +
+      `they are recorded in the state. ${nextStep(e.code)}`;
+    const state = { ...outs, __provider: (this.inputs as Record<string, unknown>).__provider };
+    return new PartialStateError(message, this.id, state, [message]);
+  }
+}
+
+/**
+ * Where a cut-off filter drain continues: its saved windows, else (state of an older version, or
+ * a sequential drain) its cursor. A saved state that is not valid is dropped and the drain starts
+ * over, which resumes nothing twice: resumed entries have left the DLQ.
+ */
+export function continueFrom(
+  previous: DlqRecoveryOutputs | undefined,
+  inputs: DlqRecoveryInputs,
+  log: (line: string) => void,
+): { state?: WindowDrainState; startCursor?: string } {
+  if (previous?.windowState !== undefined) {
+    try {
+      return { state: validateWindowState(previous.windowState, selectionOf(inputs)) };
+    } catch (e) {
+      log(
+        `${recoveryLabel(inputs)}: the saved window state is not valid (${(e as Error).message}); starting the drain over.`,
+      );
+      return {};
+    }
+  }
+  if (previous?.cursor !== undefined) return { startCursor: previous.cursor };
+  return {};
+}
+
+/** The log line of a saved cursor the service refused (its window starts over). */
+function cursorRefused(inputs: DlqRecoveryInputs, w: DrainWindow): string {
+  const label = recoveryLabel(inputs);
+  if (w.from === inputs.fromDate && w.to === inputs.toDate) {
+    return `${label}: the saved cursor was refused; starting the drain over.`;
+  }
+  return `${label}: the saved cursor of window [${w.from ?? "…"}, ${w.to ?? "…"}] was refused; that window starts over.`;
+}

@@ -1,0 +1,183 @@
+/**
+ * The windowed drain's planner (`client/windowPlan.ts`) on its own: no I/O, no timers. Each test
+ * feeds it answers and reads its decisions; the last group drives it over whole failure-time
+ * distributions with a synchronous in-memory DLQ, several requests "in flight" in turn.
+ */
+import { strict as assert } from "node:assert";
+import { MAX_RUNS_PER_REQUEST } from "../../../client/contract";
+import { WindowPlan, targetWindows, type PlanContext, type PlannedWindow } from "../../../client/windowPlan";
+import { DEFAULT_WINDOW_ALLOWANCE, windowRoom } from "../../../client/windows";
+import { DAY, DISTRIBUTIONS, FakeDlq, NOW } from "./windowSim";
+
+const SETTINGS = { concurrency: 16, maxEmptyPages: 3, horizonMs: 3 * DAY };
+/** 100 requests a second and 50 ms round trips: 7 windows keep the gate busy. */
+const AT: PlanContext = { inFlight: 0, gateWaiting: 0, now: NOW, ratePerSecond: 100, roundTripMs: 50 };
+
+function fresh(settings = SETTINGS): WindowPlan {
+  return WindowPlan.start({}, undefined, undefined, settings);
+}
+
+/** Answers `w` from the in-memory DLQ (synchronously) and returns the planner's decision. */
+function answerFrom(dlq: FakeDlq, plan: WindowPlan, w: PlannedWindow, at: PlanContext) {
+  const page = dlq.resumeNow(w.window, w.cursor);
+  dlq.requests.push({
+    window: w.window,
+    cursor: w.cursor,
+    runs: page.workflowRuns.length,
+    cursorOut: page.cursor,
+  });
+  return plan.answer(w, page.workflowRuns.length, page.cursor, at);
+}
+
+/**
+ * Drains `dlq` with the planner alone: up to `inFlight` windows taken, answered oldest first,
+ * as a runner with that many requests in flight would. Returns the requests sent.
+ */
+function drive(dlq: FakeDlq, plan: WindowPlan, inFlight: number, at: Partial<PlanContext> = {}): number {
+  const flying: PlannedWindow[] = [];
+  for (let guard = 0; guard < 1_000_000; guard++) {
+    while (flying.length < inFlight) {
+      const w = plan.take();
+      if (w === undefined) break;
+      flying.push(w);
+    }
+    const w = flying.shift();
+    if (w === undefined) return dlq.requests.length;
+    const d = answerFrom(dlq, plan, w, { ...AT, ...at, inFlight: flying.length });
+    assert.notEqual(d.kind, "loop");
+  }
+  throw new Error("the plan did not finish");
+}
+
+describe("client/windowPlan (the planner, without I/O)", () => {
+  it("starts with one window, the whole selection; up to 50 entries close it in one answer", () => {
+    const plan = fresh();
+    const w = plan.take()!;
+    assert.deepEqual(w.window, {});
+    assert.equal(plan.take(), undefined, "one window only");
+    assert.deepEqual(plan.answer(w, 37, undefined, AT), { kind: "closed" });
+    assert.equal(plan.done, true);
+    assert.deepEqual(plan.snapshot(), { version: 1, windows: [], runs: 37, shortfall: 13 });
+  });
+
+  it("splits the first full page into as many pieces as the budget allows (4), tiling the selection", () => {
+    const plan = fresh();
+    const d = plan.answer(plan.take()!, MAX_RUNS_PER_REQUEST, "c1", AT);
+    assert.equal(d.kind, "split");
+    const pieces = d.kind === "split" ? d.into.map((p) => p.window) : [];
+    assert.equal(pieces.length, DEFAULT_WINDOW_ALLOWANCE);
+    assert.equal(pieces[0].from, undefined, "the first piece stays open below");
+    assert.equal(pieces[pieces.length - 1].to, undefined, "the last piece stays open above");
+    for (let i = 1; i < pieces.length; i++) assert.equal(pieces[i].from, (pieces[i - 1].to as number) + 1);
+    assert.ok(
+      d.kind === "split" && d.into.every((x) => x.cursor === undefined),
+      "pieces start without a cursor",
+    );
+    assert.equal(windowRoom(plan, plan.open.length), 0, "the budget is used up before 2,500 runs");
+  });
+
+  it("does not split while requests wait at the rate gate, nor with concurrency 1", () => {
+    const waiting = fresh();
+    assert.deepEqual(waiting.answer(waiting.take()!, 50, "c", { ...AT, gateWaiting: 2 }), {
+      kind: "continue",
+    });
+    const one = fresh({ ...SETTINGS, concurrency: 1 });
+    assert.deepEqual(one.answer(one.take()!, 50, "c", AT), { kind: "continue" });
+    assert.equal(one.take()?.cursor, "c", "the window continues with its cursor");
+  });
+
+  it("opens no more windows than keep the gate busy: rate × round trip + backlog", () => {
+    assert.equal(targetWindows(16, { ratePerSecond: 100, roundTripMs: 50 }), 7);
+    assert.equal(targetWindows(16, { ratePerSecond: 500, roundTripMs: 50 }), 16, "at most concurrency");
+    assert.equal(targetWindows(16, {}), 16, "concurrency when the gate's rate is unknown");
+    const dlq = new FakeDlq(DISTRIBUTIONS.uniform3d(30_000));
+    const plan = fresh();
+    let most = 0;
+    const flying: PlannedWindow[] = [];
+    while (!plan.done) {
+      for (let w = plan.take(); w !== undefined; w = plan.take()) flying.push(w);
+      answerFrom(dlq, plan, flying.shift()!, { ...AT, inFlight: flying.length });
+      most = Math.max(most, plan.open.length);
+    }
+    assert.equal(most, 7);
+    assert.equal(dlq.remaining, 0);
+  });
+
+  it("halves once a piece came back empty (the failures are clustered)", () => {
+    const dlq = new FakeDlq(DISTRIBUTIONS.burst20s(5_000));
+    const plan = fresh();
+    const first = answerFrom(dlq, plan, plan.take()!, AT);
+    assert.equal(first.kind === "split" && first.into.length, 4);
+    const decisions = [0, 1, 2, 3].map(() => answerFrom(dlq, plan, plan.take()!, AT));
+    assert.ok(
+      decisions.some((d) => d.kind === "closed"),
+      "some pieces were empty",
+    );
+    // Past 2,500 runs the budget has room again; every later split halves.
+    const sizes: number[] = [];
+    const flying: PlannedWindow[] = [];
+    while (!plan.done) {
+      for (let w = plan.take(); w !== undefined; w = plan.take()) flying.push(w);
+      const d = answerFrom(dlq, plan, flying.shift()!, { ...AT, inFlight: flying.length });
+      if (d.kind === "split") sizes.push(d.into.length);
+    }
+    assert.ok(sizes.length > 0, "later splits happened");
+    assert.deepEqual(new Set(sizes), new Set([2]));
+    assert.equal(dlq.remaining, 0);
+  });
+
+  it("cannot split a single millisecond: the window continues sequentially", () => {
+    const plan = new WindowPlan([{ from: 5, to: 5 }], { runs: 0, shortfall: 0 }, SETTINGS);
+    const w = plan.take()!;
+    assert.deepEqual(plan.answer(w, 50, "c", AT), { kind: "continue" });
+    assert.equal(w.atomic, true);
+  });
+
+  it("continues saved windows with their cursors; a refused saved cursor restarts its window first", () => {
+    const saved = {
+      version: 1 as const,
+      windows: [{ to: 10, cursor: "a" }, { from: 11 }],
+      runs: 5,
+      shortfall: 0,
+    };
+    const plan = WindowPlan.start({}, saved, undefined, SETTINGS);
+    const a = plan.take()!;
+    assert.equal(a.cursor, "a");
+    assert.equal(plan.refused(a), true);
+    assert.equal(plan.take(), a, "first in line again");
+    assert.equal(a.cursor, undefined);
+    assert.equal(plan.refused(a), false, "a cursor of this drain is not restarted");
+    assert.deepEqual(plan.snapshot().windows, [{ to: 10 }, { from: 11 }]);
+  });
+
+  it("stops a window whose cursor repeats", () => {
+    const plan = fresh({ ...SETTINGS, concurrency: 1 });
+    const w = plan.take()!;
+    plan.answer(w, 50, "x", AT);
+    assert.equal(plan.answer(plan.take()!, 50, "x", AT).kind, "loop");
+  });
+
+  describe("every distribution: each entry once, within the request bound", () => {
+    const bound = (n: number) =>
+      (n <= 2_500 ? 1 : 1.1) * Math.max(1, Math.ceil(n / 50)) + DEFAULT_WINDOW_ALLOWANCE;
+    for (const name of Object.keys(DISTRIBUTIONS)) {
+      for (const n of [0, 1, 237, 1_200, 2_500, 20_000]) {
+        it(`${name}, N = ${n}`, () => {
+          const dlq = new FakeDlq(DISTRIBUTIONS[name](n));
+          const plan = fresh();
+          const requests = drive(dlq, plan, 6);
+          assert.equal(dlq.duplicates, 0);
+          assert.equal(dlq.remaining, 0);
+          assert.ok(requests <= bound(n), `${requests} requests > ${bound(n)}`);
+          assert.deepEqual(plan.snapshot().windows, []);
+        });
+      }
+    }
+    it("concurrency 1 is exactly ceil(N/50) requests for every distribution", () => {
+      for (const name of Object.keys(DISTRIBUTIONS)) {
+        const dlq = new FakeDlq(DISTRIBUTIONS[name](4_321));
+        assert.equal(drive(dlq, fresh({ ...SETTINGS, concurrency: 1 }), 1), Math.ceil(4_321 / 50));
+      }
+    });
+  });
+});
