@@ -88,9 +88,11 @@ export class DrainRun {
       requests: previous?.requestCount ?? 0,
       ambiguous: previous?.ambiguousRequests ?? 0,
     };
-    this.recorded = previous ? [...previous.resumedRuns] : [];
-    this.unconfirmed = previous ? [...previous.unconfirmedDlqIds] : [];
     this.maxRecorded = inputs.maxRecordedRuns ?? DEFAULT_MAX_RECORDED_RUNS;
+    // A continued drain keeps what it recorded, within today's `maxRecordedRuns` (a state of an
+    // older version may hold up to 1,000).
+    this.recorded = previous ? previous.resumedRuns.slice(0, this.maxRecorded) : [];
+    this.unconfirmed = previous ? [...previous.unconfirmedDlqIds] : [];
     this.runLog = openRunLog(inputs, deps.cwd());
     this.progress = new Progress(inputs.recoveryName ?? id, this.started, this.base, deps.now, deps.log);
   }

@@ -111,7 +111,15 @@ describe("e2e: your own program", function () {
 
     // The emulator's start-up text, the policy preview, the drain, the outputs.
     assert.match(out, new RegExp(`pulumi config set svc:baseUrl http://127\\.0\\.0\\.1:${port}`));
-    assert.match(out, /✅ svc-limits@v0\.1\.0 \(local: node_modules\/pulumi-svc\/policies\)/);
+    const packVersion = (
+      JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "policies", "package.json"), "utf8")) as {
+        version: string;
+      }
+    ).version.replace(/\./g, "\\.");
+    assert.match(
+      out,
+      new RegExp(`✅ svc-limits@v${packVersion} \\(local: node_modules/pulumi-svc/policies\\)`),
+    );
     const done = /DlqRecovery `incident-42`: (\d+) runs resumed in \d+ requests? \(\d+ runs\/s\), done/.exec(
       out,
     );
