@@ -1,0 +1,79 @@
+import { strict as assert } from "node:assert";
+import { SELECTION_FIELDS } from "../../../client";
+import { DLQ_RECOVERY_RESULT_NAMES } from "../../../components/dlqRecoveryArgs";
+import {
+  INPUT_ROLES,
+  RESULT_FIELDS,
+  SPEC_FIELDS,
+  TUNING_FIELDS,
+  specHash,
+} from "../../../components/providers/dlqRecoveryInputs";
+
+const sorted = (l: readonly string[]): string[] => [...l].sort();
+
+describe("DlqRecovery inputs and outputs: one declaration (existing stacks keep their diff and hash)", () => {
+  it("the inputs that decide what is resumed are those of 0.2.0 (the spec hash of a saved state is unchanged)", () => {
+    assert.deepEqual(
+      sorted(SPEC_FIELDS),
+      sorted([...SELECTION_FIELDS, "all", "flowControl", "retries", "triggers"]),
+    );
+    // The hash 0.2.0 computed for these inputs (main before the table); `baseUrl` is not part of it.
+    const inputs = {
+      workflowUrl: "http://127.0.0.1/w",
+      fromDate: 1,
+      flowControl: { key: "k", parallelism: 2 },
+      retries: 3,
+      triggers: [1],
+    };
+    assert.equal(specHash({ ...inputs, baseUrl: "x" }), "1d1ea1520b96dbf1");
+  });
+
+  it("the inputs compared by diff without resuming are those of 0.2.0", () => {
+    assert.deepEqual(
+      sorted(TUNING_FIELDS),
+      sorted([
+        "baseUrl",
+        "account",
+        "allowInsecureHttp",
+        "concurrency",
+        "maxRequestsPerSecond",
+        "maxRecordedRuns",
+        "runLogFile",
+        "recoveryName",
+      ]),
+    );
+  });
+
+  it("token and accountLimits are neither part of the spec nor compared", () => {
+    for (const k of ["token", "accountLimits"] as const) {
+      assert.ok(!SPEC_FIELDS.includes(k), k);
+      assert.ok(!TUNING_FIELDS.includes(k), k);
+    }
+    assert.equal(INPUT_ROLES.token, "credential");
+  });
+
+  it("every selection field of the wire contract is a selection input", () => {
+    for (const k of SELECTION_FIELDS) assert.equal(INPUT_ROLES[k], "selection", k);
+  });
+
+  it("the outputs a drain computes are those of 0.2.0, the public ones first", () => {
+    assert.deepEqual(RESULT_FIELDS.slice(0, DLQ_RECOVERY_RESULT_NAMES.length), DLQ_RECOVERY_RESULT_NAMES);
+    assert.deepEqual(sorted(RESULT_FIELDS), [
+      "ambiguousRequests",
+      "complete",
+      "cursor",
+      "finishedAt",
+      "lastError",
+      "overrideHeaders",
+      "remainingDlqIds",
+      "requestCount",
+      "resumedCount",
+      "resumedRuns",
+      "resumedRunsTruncated",
+      "specHash",
+      "startedAt",
+      "unconfirmedDlqIds",
+      "windowState",
+    ]);
+  });
+});
