@@ -11,12 +11,13 @@ import * as crypto from "node:crypto";
 import type * as pulumi from "@pulumi/pulumi";
 import {
   FILTER_FIELDS,
-  FLOW_CONTROL_FIELDS,
   SELECTION_FIELDS,
   SELECTION_FIELD_KINDS,
   flowControlProblems,
+  isSet,
   retriesProblems,
   selectionProblems,
+  unknownFlowControlFields,
   type DlqSelection,
   type ResumeOverrides,
   type WindowDrainState,
@@ -179,8 +180,6 @@ export function specHash(inputs: Partial<DlqRecoveryInputs>): string {
   return crypto.createHash("sha256").update(stable(spec)).digest("hex").slice(0, 16);
 }
 
-const set = (v: unknown): boolean => v !== undefined && v !== null;
-
 /** The timestamp fields of a selection. */
 const TIMESTAMP_FIELDS = SELECTION_FIELDS.filter((k) => SELECTION_FIELD_KINDS[k] === "timestamp");
 
@@ -196,8 +195,8 @@ function checkSelection(f: Failures, news: DlqRecoveryInputs): void {
     }
   }
   checkBoolean(f, "all", news.all);
-  const filters = FILTER_FIELDS.filter((k) => set(news[k]));
-  const hasIds = set(news.dlqIds);
+  const filters = FILTER_FIELDS.filter((k) => isSet(news[k]));
+  const hasIds = isSet(news.dlqIds);
   if (hasIds && filters.length > 0) {
     f.add(
       "dlqIds",
@@ -220,19 +219,6 @@ function checkSelection(f: Failures, news: DlqRecoveryInputs): void {
   }
 }
 
-/** `flowControl` options this resource does not know (the wire grammar ignores them). */
-function checkFlowControlOptions(f: Failures, fc: unknown): void {
-  if (!set(fc) || isUnknown(fc) || typeof fc !== "object" || Array.isArray(fc)) return;
-  for (const k of Object.keys(fc as object)) {
-    if (!(FLOW_CONTROL_FIELDS as readonly string[]).includes(k)) {
-      f.add(
-        `flowControl.${k}`,
-        `\`flowControl.${k}\` is not an option; use ${FLOW_CONTROL_FIELDS.join(", ")}.`,
-      );
-    }
-  }
-}
-
 /**
  * Validates the inputs; every problem is reported, each naming the field and the value. Values
  * unknown during preview are skipped, with every rule that needs them.
@@ -244,11 +230,11 @@ export function validateInputs(news: DlqRecoveryInputs): Failures {
   f.addProblems(selectionProblems(news, { ...pending, maxDlqIds: Infinity }));
   checkSelection(f, news);
   // Overrides: exactly the grammar of the headers the client will send.
-  checkFlowControlOptions(f, news.flowControl);
+  if (!isUnknown(news.flowControl)) f.addProblems(unknownFlowControlFields(news.flowControl, "DlqRecovery"));
   f.addProblems(flowControlProblems(news.flowControl, pending));
   f.addProblems(retriesProblems(news.retries, pending));
   // Re-running, connection and tuning.
-  if (set(news.triggers) && !isUnknown(news.triggers) && !Array.isArray(news.triggers)) {
+  if (isSet(news.triggers) && !isUnknown(news.triggers) && !Array.isArray(news.triggers)) {
     f.add(
       "triggers",
       `\`triggers\` must be a list (change any element to resume again); got ${show(news.triggers)}.`,
@@ -261,7 +247,7 @@ export function validateInputs(news: DlqRecoveryInputs): Failures {
   checkInteger(f, "concurrency", news.concurrency, 1, MAX_CONCURRENCY);
   checkInteger(f, "maxRequestsPerSecond", news.maxRequestsPerSecond, 1);
   checkInteger(f, "maxRecordedRuns", news.maxRecordedRuns, 0, MAX_RECORDED_RUNS_LIMIT);
-  if (set(news.runLogFile) && !isUnknown(news.runLogFile) && typeof news.runLogFile !== "string") {
+  if (isSet(news.runLogFile) && !isUnknown(news.runLogFile) && typeof news.runLogFile !== "string") {
     f.add("runLogFile", `\`runLogFile\` must be a file path, or "" for none; got ${show(news.runLogFile)}.`);
   }
   return f;
@@ -274,7 +260,7 @@ function checkAccount(f: Failures, news: DlqRecoveryInputs): void {
     if (p !== undefined) f.add("account", p);
   }
   const limits = news.accountLimits;
-  if (!set(limits) || isUnknown(limits)) return;
+  if (!isSet(limits) || isUnknown(limits)) return;
   if (typeof limits !== "object" || Array.isArray(limits)) {
     f.add("accountLimits", `\`accountLimits\` must be an object; got ${show(limits)}.`);
     return;
@@ -287,7 +273,7 @@ function checkAccount(f: Failures, news: DlqRecoveryInputs): void {
 export function selectionOf(inputs: DlqRecoveryInputs): DlqSelection {
   if (inputs.dlqIds) return { dlqIds: inputs.dlqIds };
   const s: Record<string, unknown> = {};
-  for (const k of FILTER_FIELDS) if (set(inputs[k])) s[k] = inputs[k];
+  for (const k of FILTER_FIELDS) if (isSet(inputs[k])) s[k] = inputs[k];
   return s as DlqSelection;
 }
 
@@ -295,7 +281,7 @@ export function selectionOf(inputs: DlqRecoveryInputs): DlqSelection {
 export function overridesOf(inputs: DlqRecoveryInputs): ResumeOverrides {
   const o: ResumeOverrides = {};
   if (inputs.flowControl) o.flowControl = inputs.flowControl;
-  if (set(inputs.retries)) o.retries = inputs.retries;
+  if (isSet(inputs.retries)) o.retries = inputs.retries;
   return o;
 }
 
