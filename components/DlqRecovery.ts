@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { isAccountResource, recordedAccount } from "./accountInput";
 import { DLQ_RECOVERY_RESULT_NAMES, type DlqRecoveryArgs, type DlqRecoveryResults } from "./dlqRecoveryArgs";
 import { lazyProvider } from "./lazyProvider";
-import { DLQ_RECOVERY_TYPE } from "../core/tokens";
+import { DLQ_RECOVERY_TYPE } from "../core/typeTokens";
 
 export type { DlqRecoveryArgs, DlqSelectionArgs, FlowControlArgs, ResumedRunOutput } from "./dlqRecoveryArgs";
 

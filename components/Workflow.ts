@@ -20,7 +20,7 @@ import {
 import { accountProblem } from "../core/accountRef";
 import { parseDuration } from "../core/duration";
 import { show } from "../core/messages";
-import { WORKFLOW_TYPE } from "../core/tokens";
+import { WORKFLOW_TYPE } from "../core/typeTokens";
 import { isAccountResource, recordedAccount, type AccountArg } from "./accountInput";
 
 /** Header carrying the delay of a triggered workflow run, e.g. `"600s"`. */

@@ -20,5 +20,5 @@ export type {
 } from "./dlqRecoveryArgs";
 export { Workflow, DELAY_HEADER } from "./Workflow";
 export type { WorkflowArgs, WorkflowFlowControl, WorkflowFlowControlArgs } from "./Workflow";
-export { ACCOUNT_TYPE, DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../core/tokens";
+export { ACCOUNT_TYPE, DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../core/typeTokens";
 export { parseDuration, formatDuration } from "../core/duration";

@@ -13,7 +13,7 @@ import { SvcError, type SvcErrorCode } from "../client/errors";
 import { show } from "../client/show";
 import { parseCredentialUrl } from "../client/transport";
 import type { Resolved } from "./connection";
-import { isUnknown } from "./tokens";
+import { isUnknown } from "./unknownValue";
 
 export { show };
 

@@ -13,7 +13,7 @@
 import type { PolicyConfigSchema, PolicyResource, StackValidationPolicy } from "@pulumi/policy";
 import { describeAccountRef } from "../core/accountRef";
 import { show } from "../core/messages";
-import { DLQ_RECOVERY_TYPE } from "../core/tokens";
+import { DLQ_RECOVERY_TYPE } from "../core/typeTokens";
 import { accountIdOf, accountResources, bindingKey, bindingOf, type Binding } from "./accounts";
 import { isCompletedRecovery, label, ofType, read, type Read } from "./resources";
 

@@ -14,7 +14,7 @@ import { bindingOf } from "./accounts";
 import type { LimitPolicyConfig, LimitsContext } from "./context";
 import { LIMITS, accountsOptionSchema, describeLimit, type ResolvedLimit } from "./limits";
 import { formatValue } from "./maxLimit";
-import { DLQ_RECOVERY_TYPE } from "../core/tokens";
+import { DLQ_RECOVERY_TYPE } from "../core/typeTokens";
 import { UnknownValues, isCompletedRecovery, label, ofType, readNumber, type Read } from "./resources";
 
 /** The config of `dlq-recovery-retention-window` (besides `enforcementLevel`). */

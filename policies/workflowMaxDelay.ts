@@ -8,7 +8,7 @@ import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
 import type { LimitsContext } from "./context";
 import { LIMITS, accountsOptionSchema } from "./limits";
 import { maxLimitPolicy } from "./maxLimit";
-import { WORKFLOW_TYPE } from "../core/tokens";
+import { WORKFLOW_TYPE } from "../core/typeTokens";
 import { readWorkflowDelay } from "./resources";
 
 /** The config of `workflow-max-delay` (besides `enforcementLevel`). */

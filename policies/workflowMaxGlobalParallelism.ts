@@ -13,7 +13,7 @@ import { describeAccountRef } from "../core/accountRef";
 import { bindingKey, bindingOf, type Binding } from "./accounts";
 import type { LimitPolicyConfig, LimitsContext } from "./context";
 import { LIMITS, accountsOptionSchema, describeLimit } from "./limits";
-import { DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../core/tokens";
+import { DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../core/typeTokens";
 import { UnknownValues, label, read, readNumber } from "./resources";
 
 /** The config of `workflow-max-global-parallelism` (besides `enforcementLevel`). */

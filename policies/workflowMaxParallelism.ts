@@ -9,7 +9,7 @@ import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
 import type { LimitsContext } from "./context";
 import { LIMITS, accountsOptionSchema } from "./limits";
 import { maxLimitPolicy } from "./maxLimit";
-import { DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../core/tokens";
+import { DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../core/typeTokens";
 import { readNumber } from "./resources";
 
 /** The config of `workflow-max-parallelism` (besides `enforcementLevel`). */

@@ -30,7 +30,7 @@ import {
 } from "../dlqRecoveryArgs";
 import { accountProblem } from "../../core/accountRef";
 import { Failures, checkBoolean, checkInteger, checkString, checkUrl, show } from "../../core/messages";
-import { isUnknown } from "../../core/tokens";
+import { isUnknown } from "../../core/unknownValue";
 
 /**
  * A `DlqRecoveryArgs` input as the provider receives it: the value itself (`pulumi.Unwrap`);

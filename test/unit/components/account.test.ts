@@ -4,7 +4,7 @@ import { PLAN_PRESETS, startEmulator } from "../../../emulator";
 import { SvcClient } from "../../../client";
 import { ACCOUNT_FIELDS } from "../../../core/accountFields";
 import { explainServiceError } from "../../../core/messages";
-import { UNKNOWN } from "../../../core/tokens";
+import { UNKNOWN } from "../../../core/unknownValue";
 import {
   PASSWORD,
   TOKEN,

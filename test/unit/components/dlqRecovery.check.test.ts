@@ -1,6 +1,6 @@
 import { strict as assert } from "node:assert";
 import { FILTER_FIELDS } from "../../../client";
-import { UNKNOWN } from "../../../core/tokens";
+import { UNKNOWN } from "../../../core/unknownValue";
 import {
   overridesOf,
   selectionOf,

@@ -10,7 +10,7 @@ import {
   nextStep,
   show,
 } from "../../../core/messages";
-import { UNKNOWN, containsUnknown } from "../../../core/tokens";
+import { UNKNOWN, containsUnknown } from "../../../core/unknownValue";
 
 describe("core/messages", () => {
   it("show quotes strings, prints JSON and cuts at 80 characters", () => {
