@@ -20,9 +20,6 @@ import { isCompletedRecovery, label, ofType, read, type Read } from "./resources
 /** The name of the policy. */
 export const DLQ_RECOVERY_OVERLAP = "dlq-recovery-overlap";
 
-/** `dlq-recovery-overlap` has no options besides `enforcementLevel`. */
-export type DlqRecoveryOverlapArgs = Record<string, never>;
-
 /** The config schema of `dlq-recovery-overlap`: no options besides `enforcementLevel`. */
 export const dlqRecoveryOverlapConfigSchema: PolicyConfigSchema = { properties: {} };
 

@@ -2,7 +2,7 @@ import { strict as assert } from "node:assert";
 import type { RunningEmulator } from "../../../emulator";
 import { PLAN_PRESETS, startEmulator } from "../../../emulator";
 import { SvcClient } from "../../../client";
-import { ACCOUNT_FIELDS } from "../../../core/accountFields";
+import { OUTPUT_OF_ACCOUNT_FIELD } from "../../../core/accountFields";
 import { explainServiceError } from "../../../core/messages";
 import { UNKNOWN } from "../../../core/unknownValue";
 import {
@@ -31,7 +31,7 @@ function inputs(emu: RunningEmulator) {
 /** Asserts every camelCase output equals the emulator's current record. */
 function assertOutputsMatchRecord(outs: Record<string, unknown>, emu: RunningEmulator): void {
   const record = emu.state.account.record as Record<string, unknown>;
-  for (const [field, output] of Object.entries(ACCOUNT_FIELDS)) {
+  for (const [field, output] of Object.entries(OUTPUT_OF_ACCOUNT_FIELD)) {
     assert.ok(output in outs, `output ${output} missing`);
     assert.deepEqual(outs[output], record[field], `output ${output} (record field ${field})`);
   }
@@ -300,7 +300,7 @@ describe("components/providers/account: create, update, read, delete", () => {
       assert.equal(r.outs.accountId, r.id);
       assertOutputsMatchRecord(r.outs, emu());
       for (const [field, value] of Object.entries(PLAN_PRESETS[plan])) {
-        const output = ACCOUNT_FIELDS[field as keyof typeof ACCOUNT_FIELDS];
+        const output = OUTPUT_OF_ACCOUNT_FIELD[field as keyof typeof OUTPUT_OF_ACCOUNT_FIELD];
         assert.deepEqual(r.outs[output], value, `${plan}: ${output}`);
       }
       assert.equal(r.outs.customerId, USERNAME);
@@ -311,7 +311,7 @@ describe("components/providers/account: create, update, read, delete", () => {
       // The non-secret connection inputs are kept for refresh; the password input is not.
       assert.equal(r.outs.accountApiUrl, emu().url);
       assert.equal(r.outs.username, USERNAME);
-      const expected = new Set([...Object.values(ACCOUNT_FIELDS), "accountApiUrl", "username"]);
+      const expected = new Set([...Object.values(OUTPUT_OF_ACCOUNT_FIELD), "accountApiUrl", "username"]);
       assert.deepEqual(Object.keys(r.outs).sort(), [...expected].sort());
     });
   }
