@@ -4,6 +4,8 @@ import { DLQ_RECOVERY_RESULT_NAMES } from "../../../components/dlqRecoveryArgs";
 import {
   INPUT_ROLES,
   RESULT_FIELDS,
+  type DlqRecoveryInputs,
+  type InputRole,
   SPEC_FIELDS,
   TUNING_FIELDS,
   specHash,
@@ -50,6 +52,13 @@ describe("DlqRecovery inputs and outputs: one declaration (existing stacks keep 
       assert.ok(!TUNING_FIELDS.includes(k), k);
     }
     assert.equal(INPUT_ROLES.token, "credential");
+  });
+
+  it("a table of roles that leaves out an input does not compile (what `satisfies` on INPUT_ROLES relies on)", () => {
+    const { retries: _retries, ...withoutRetries } = INPUT_ROLES;
+    // @ts-expect-error `retries` has no role: `npm run check` fails if this compiles.
+    const roles: Record<keyof DlqRecoveryInputs, InputRole> = withoutRetries;
+    assert.equal((roles as Record<string, InputRole>).retries, undefined);
   });
 
   it("every selection field of the wire contract is a selection input", () => {
