@@ -40,7 +40,9 @@ export type ProblemCode =
   /** More DLQ IDs than one request takes. */
   | "too-many"
   /** `fromDate` after `toDate`. */
-  | "order";
+  | "order"
+  /** A field the resource does not know, such as `flowControl.burst`. */
+  | "unknown-field";
 
 /** One problem of a request value. */
 export interface Problem {
@@ -211,6 +213,28 @@ function periodProblem(v: unknown): Problem | undefined {
     '`flowControl.period` must be a positive whole number of seconds or a duration such as "1m" ' +
       `(units s, m, h, d${hint}); got ${show(v)}.`,
   );
+}
+
+/**
+ * The rule of both resources that take a `flowControl` (`Workflow`, `DlqRecovery`): a field
+ * other than {@link FLOW_CONTROL_FIELDS} is refused (a typo is not silently ignored), one
+ * problem a field. A value that is not an object has no fields: {@link flowControlProblems}
+ * refuses it.
+ *
+ * @param fc - the `flowControl` value
+ * @param resource - the resource's type name, for the message (`Workflow`, `DlqRecovery`)
+ */
+export function unknownFlowControlFields(fc: unknown, resource: string): Problem[] {
+  if (!isSet(fc) || typeof fc !== "object" || Array.isArray(fc)) return [];
+  return Object.keys(fc)
+    .filter((k) => !(FLOW_CONTROL_FIELDS as readonly string[]).includes(k))
+    .map((k) =>
+      problem(
+        `flowControl.${k}`,
+        "unknown-field",
+        `\`flowControl.${k}\` is not an argument of ${resource}; expected ${FLOW_CONTROL_FIELDS.join(", ")}.`,
+      ),
+    );
 }
 
 /**

@@ -52,6 +52,7 @@ export {
   isSet,
   retriesProblems,
   selectionProblems,
+  unknownFlowControlFields,
   usernameProblem,
 } from "./contract";
 export type {

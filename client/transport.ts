@@ -48,6 +48,36 @@ export function isLoopbackHost(hostname: string): boolean {
 }
 
 /**
+ * The rule of a URL a credential is sent to (`baseUrl`, `accountApiUrl`), called by the input
+ * checks at preview (`checkUrl` in `core/messages.ts`) and by {@link resolveEndpoint}: a URL,
+ * http or https, no user info, no query or fragment. The problem never echoes the value, which
+ * may carry a credential even when malformed; only its scheme. (A workflow's own `url` carries
+ * no credential and has a rule of its own, `workflowUrlProblem` in `components/Workflow.ts`.)
+ *
+ * @param value - the URL as given
+ * @param field - the input's name, for the message
+ * @returns the parsed URL, or the problem as a sentence naming the field
+ */
+export function parseCredentialUrl(value: string, field: string): URL | string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `\`${field}\` must be a URL such as "http://127.0.0.1:8080"; the value given is not one (not shown: it may carry a credential).`;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return `\`${field}\` must use http or https; got ${JSON.stringify(url.protocol)}.`;
+  }
+  if (url.username !== "" || url.password !== "") {
+    return `\`${field}\` must not carry credentials; use the credential inputs or config instead.`;
+  }
+  if (url.search !== "" || url.hash !== "") {
+    return `\`${field}\` must not have a query or fragment (not shown: it may carry a credential).`;
+  }
+  return url;
+}
+
+/**
  * Parses and checks a base URL before credentials are sent to it.
  *
  * @param base - the configured base URL
@@ -64,28 +94,9 @@ export function resolveEndpoint(
   if (base === undefined || base === "") {
     throw new SvcError("SVC_INVALID_ARGUMENT", `\`${optionName}\` is not set`);
   }
-  let url: URL;
-  try {
-    url = new URL(base);
-  } catch {
-    // The value is not echoed: a malformed URL may still carry a credential.
-    throw new SvcError("SVC_INVALID_ARGUMENT", `\`${optionName}\` is not a valid URL`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new SvcError(
-      "SVC_INVALID_ARGUMENT",
-      `\`${optionName}\` must use http or https; got ${url.protocol}`,
-    );
-  }
-  if (url.username !== "" || url.password !== "") {
-    throw new SvcError(
-      "SVC_INVALID_ARGUMENT",
-      `\`${optionName}\` must not contain credentials; pass them as token/username/password`,
-    );
-  }
-  if (url.search !== "" || url.hash !== "") {
-    throw new SvcError("SVC_INVALID_ARGUMENT", `\`${optionName}\` must not contain a query or fragment`);
-  }
+  const checked = parseCredentialUrl(base, optionName);
+  if (typeof checked === "string") throw new SvcError("SVC_INVALID_ARGUMENT", checked);
+  const url = checked;
   if (url.protocol === "http:" && !allowInsecureHttp && !isLoopbackHost(url.hostname)) {
     throw new SvcError(
       "SVC_INSECURE_TRANSPORT",

@@ -6,7 +6,7 @@ import {
   type ACCOUNT_RECORD_FIELDS,
 } from "../core/accountFields";
 import type { AccountFieldValue } from "../client/accountRecord";
-import { ACCOUNT_TYPE } from "../core/tokens";
+import { ACCOUNT_TYPE } from "../core/typeTokens";
 
 /**
  * The arguments of {@link Account}. Every one is optional: each falls back to stack

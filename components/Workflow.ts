@@ -7,7 +7,6 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import {
-  FLOW_CONTROL_FIELDS,
   FLOW_CONTROL_KEY_HEADER,
   FLOW_CONTROL_VALUE_HEADER,
   RETRIES_HEADER,
@@ -15,12 +14,13 @@ import {
   flowControlProblems,
   isSet,
   retriesProblems,
+  unknownFlowControlFields,
   type FlowControlOverride,
 } from "../client";
 import { accountProblem } from "../core/accountRef";
 import { parseDuration } from "../core/duration";
 import { show } from "../core/messages";
-import { WORKFLOW_TYPE } from "../core/tokens";
+import { WORKFLOW_TYPE } from "../core/typeTokens";
 import { isAccountResource, recordedAccount, type AccountArg } from "./accountInput";
 
 /** Header carrying the delay of a triggered workflow run, e.g. `"600s"`. */
@@ -69,7 +69,12 @@ function isLate(v: unknown): boolean {
   );
 }
 
-function urlProblem(v: unknown): string | undefined {
+/**
+ * The rule of a workflow's `url`, different on purpose from the rule of a URL a credential is
+ * sent to (`parseCredentialUrl` in `client/transport.ts`): a workflow URL carries no credential,
+ * may be plain `http://` to any host and is shown as given.
+ */
+function workflowUrlProblem(v: unknown): string | undefined {
   if (!isSet(v)) return "`url` is required.";
   let ok = false;
   if (typeof v === "string") {
@@ -126,14 +131,7 @@ function flowControlMessages(fc: unknown, partial: boolean): string[] {
   if (typeof fc !== "object" || Array.isArray(fc)) return grammar.map((p) => p.message);
   const o = fc as Record<string, unknown>;
   const unset = (k: string): boolean => !isLate(o[k]) && !isSet(o[k]);
-  const problems: string[] = [];
-  for (const k of Object.keys(o)) {
-    if (!(FLOW_CONTROL_FIELDS as readonly string[]).includes(k)) {
-      problems.push(
-        `\`flowControl.${k}\` is not an argument of Workflow; expected ${FLOW_CONTROL_FIELDS.join(", ")}.`,
-      );
-    }
-  }
+  const problems = unknownFlowControlFields(fc, "Workflow").map((p) => p.message);
   if (unset("key")) problems.push("`flowControl.key` is required.");
   // "Sets nothing" and "period without a limit" are covered by the stricter rule below.
   problems.push(...grammar.filter((p) => p.code === "invalid").map((p) => p.message));
@@ -163,7 +161,7 @@ export function workflowArgProblems(args: unknown): string[] {
     }
   }
   if (!isLate(a.url)) {
-    const p = urlProblem(a.url);
+    const p = workflowUrlProblem(a.url);
     if (p) problems.push(p);
   }
   if (!isLate(a.retries)) problems.push(...retriesMessages(a.retries));
@@ -278,7 +276,7 @@ export class Workflow extends pulumi.ComponentResource {
       return v;
     };
     const urlMessages = (v: unknown): string[] => {
-      const p = urlProblem(v);
+      const p = workflowUrlProblem(v);
       return p ? [p] : [];
     };
 

@@ -7,7 +7,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { Account } from "./Account";
-import { ACCOUNT_TYPE } from "../core/tokens";
+import { ACCOUNT_TYPE } from "../core/typeTokens";
 
 /** The `account` argument: an `Account` resource, or an account ID (the record's `id`). */
 export type AccountArg = Account | pulumi.Input<string>;

@@ -11,8 +11,14 @@ export { ACCOUNT_FIELDS, ACCOUNT_RECORD_FIELDS, OUTPUT_OF_ACCOUNT_FIELD } from "
 export type { AccountOutputName, AccountRecordField } from "../core/accountFields";
 export { SETTINGS as CONNECTION_SETTINGS } from "../core/connection";
 export { DlqRecovery } from "./DlqRecovery";
-export type { DlqRecoveryArgs, DlqSelectionArgs, FlowControlArgs, ResumedRunOutput } from "./DlqRecovery";
+export type {
+  DlqRecoveryArgs,
+  DlqRecoveryResults,
+  DlqSelectionArgs,
+  FlowControlArgs,
+  ResumedRunOutput,
+} from "./dlqRecoveryArgs";
 export { Workflow, DELAY_HEADER } from "./Workflow";
 export type { WorkflowArgs, WorkflowFlowControl, WorkflowFlowControlArgs } from "./Workflow";
-export { ACCOUNT_TYPE, DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../core/tokens";
+export { ACCOUNT_TYPE, DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../core/typeTokens";
 export { parseDuration, formatDuration } from "../core/duration";

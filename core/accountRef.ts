@@ -7,7 +7,7 @@
  * @packageDocumentation
  */
 import { show } from "./messages";
-import { ACCOUNT_TYPE } from "./tokens";
+import { ACCOUNT_TYPE } from "./typeTokens";
 
 /** The prefix of every Pulumi URN. */
 const URN_PREFIX = "urn:pulumi:";

@@ -11,8 +11,9 @@ import type * as pulumi from "@pulumi/pulumi";
 import { isSet, type Problem } from "../client/contract";
 import { SvcError, type SvcErrorCode } from "../client/errors";
 import { show } from "../client/show";
+import { parseCredentialUrl } from "../client/transport";
 import type { Resolved } from "./connection";
-import { isUnknown } from "./tokens";
+import { isUnknown } from "./unknownValue";
 
 export { show };
 
@@ -41,27 +42,18 @@ function skipped(v: unknown): boolean {
   return !isSet(v) || isUnknown(v);
 }
 
-/** Checks an optional URL input: http(s), no credentials, query or fragment. */
+/**
+ * Checks an optional URL input a credential is sent to: the rule of `parseCredentialUrl`
+ * (`client/transport.ts`), which never echoes a URL that may carry a credential.
+ */
 export function checkUrl(f: Failures, field: string, v: unknown): void {
   if (skipped(v)) return;
   if (typeof v !== "string" || v === "") {
     f.add(field, `\`${field}\` must be a URL such as "http://127.0.0.1:8080"; got ${show(v)}.`);
     return;
   }
-  let u: URL;
-  try {
-    u = new URL(v);
-  } catch {
-    f.add(field, `\`${field}\` must be a URL such as "http://127.0.0.1:8080"; got ${show(v)}.`);
-    return;
-  }
-  if (u.protocol !== "http:" && u.protocol !== "https:") {
-    f.add(field, `\`${field}\` must use http or https; got ${show(v)}.`);
-  } else if (u.username || u.password) {
-    f.add(field, `\`${field}\` must not carry credentials; use the credential inputs or config instead.`);
-  } else if (u.search || u.hash) {
-    f.add(field, `\`${field}\` must not have a query or fragment; got ${show(v)}.`);
-  }
+  const checked = parseCredentialUrl(v, field);
+  if (typeof checked === "string") f.add(field, checked);
 }
 
 /** Checks an optional string input (a credential's value is never shown). */

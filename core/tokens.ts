@@ -1,33 +1,10 @@
 /**
- * The strings the Pulumi engine identifies things by, exported once for the components, their
- * providers and the policy pack: the type tokens of the resources, and the sentinel that stands
- * for a value unknown during preview.
+ * Deprecated module name, kept for one minor version (0.3.x) so that code written against 0.2.0's
+ * internal layout still builds: the type tokens are in `core/typeTokens.ts`, the unknown-value
+ * sentinel in `core/unknownValue.ts` ("token" elsewhere means the credential).
  *
+ * @deprecated Import from `./typeTokens` or `./unknownValue`.
  * @packageDocumentation
  */
-
-/** The type token of `Account` (a dynamic resource). */
-export const ACCOUNT_TYPE = "pulumi-nodejs:dynamic/svc:Account";
-/** The type token of `DlqRecovery` (a dynamic resource). */
-export const DLQ_RECOVERY_TYPE = "pulumi-nodejs:dynamic/svc:DlqRecovery";
-/** The type token of `Workflow` (a component resource). */
-export const WORKFLOW_TYPE = "svc:index:Workflow";
-
-/**
- * The value the engine puts in place of a string that is unknown during preview (in a dynamic
- * provider's inputs, and in `@pulumi/policy`'s unknown-value errors).
- */
-export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
-
-/** True for an input that is unknown during preview. */
-export function isUnknown(v: unknown): boolean {
-  return v === UNKNOWN;
-}
-
-/** True when the value or anything inside it is unknown. */
-export function containsUnknown(v: unknown): boolean {
-  if (isUnknown(v)) return true;
-  if (Array.isArray(v)) return v.some(containsUnknown);
-  if (v && typeof v === "object") return Object.values(v).some(containsUnknown);
-  return false;
-}
+export { ACCOUNT_TYPE, DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "./typeTokens";
+export { UNKNOWN, containsUnknown, isUnknown } from "./unknownValue";

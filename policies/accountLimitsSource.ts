@@ -18,9 +18,6 @@ import type { LimitsContext, RunNotes } from "./context";
 /** The name of the policy. */
 export const ACCOUNT_LIMITS_SOURCE = "account-limits-source";
 
-/** `account-limits-source` has no options besides `enforcementLevel`. */
-export type AccountLimitsSourceArgs = Record<string, never>;
-
 /** The config schema of `account-limits-source`: no options besides `enforcementLevel`. */
 export const accountLimitsSourceConfigSchema: PolicyConfigSchema = { properties: {} };
 

@@ -9,7 +9,7 @@
 import type { PolicyResource } from "@pulumi/policy";
 import type { AccountConnectionInputs } from "../core/accountClient";
 import { accountProblem, accountRefKey, parseAccountRef, type AccountRef } from "../core/accountRef";
-import { ACCOUNT_TYPE } from "../core/tokens";
+import { ACCOUNT_TYPE } from "../core/typeTokens";
 import { read } from "./resources";
 
 /** The account of a resource as the pack can know it during this run. */

@@ -8,7 +8,7 @@
  */
 import type { PolicyResource } from "@pulumi/policy";
 import type { AccountConnectionInputs } from "../core/accountClient";
-import { WORKFLOW_TYPE } from "../core/tokens";
+import { WORKFLOW_TYPE } from "../core/typeTokens";
 import {
   accountIdOf,
   accountResources,

@@ -13,15 +13,12 @@
 import type { PolicyConfigSchema, PolicyResource, StackValidationPolicy } from "@pulumi/policy";
 import { describeAccountRef } from "../core/accountRef";
 import { show } from "../core/messages";
-import { DLQ_RECOVERY_TYPE } from "../core/tokens";
+import { DLQ_RECOVERY_TYPE } from "../core/typeTokens";
 import { accountIdOf, accountResources, bindingKey, bindingOf, type Binding } from "./accounts";
 import { isCompletedRecovery, label, ofType, read, type Read } from "./resources";
 
 /** The name of the policy. */
 export const DLQ_RECOVERY_OVERLAP = "dlq-recovery-overlap";
-
-/** `dlq-recovery-overlap` has no options besides `enforcementLevel`. */
-export type DlqRecoveryOverlapArgs = Record<string, never>;
 
 /** The config schema of `dlq-recovery-overlap`: no options besides `enforcementLevel`. */
 export const dlqRecoveryOverlapConfigSchema: PolicyConfigSchema = { properties: {} };

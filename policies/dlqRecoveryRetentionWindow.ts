@@ -14,19 +14,8 @@ import { bindingOf } from "./accounts";
 import type { LimitPolicyConfig, LimitsContext } from "./context";
 import { LIMITS, accountsOptionSchema, describeLimit, type ResolvedLimit } from "./limits";
 import { formatValue } from "./maxLimit";
-import { DLQ_RECOVERY_TYPE } from "../core/tokens";
+import { DLQ_RECOVERY_TYPE } from "../core/typeTokens";
 import { UnknownValues, isCompletedRecovery, label, ofType, readNumber, type Read } from "./resources";
-
-/** The config of `dlq-recovery-retention-window` (besides `enforcementLevel`). */
-export interface DlqRecoveryRetentionWindowArgs {
-  /**
-   * A static `max_dlq_retention_time_milis` (milliseconds). When set, the live account record and
-   * `Account` resources are not consulted for it. Default: unset.
-   */
-  maxDlqRetentionTimeMilis?: number;
-  /** A static `max_dlq_retention_time_milis` per account ID (the record's `id`). Default: unset. */
-  accounts?: Record<string, number>;
-}
 
 /** The config schema of `dlq-recovery-retention-window`. */
 export const dlqRecoveryRetentionWindowConfigSchema: PolicyConfigSchema = {

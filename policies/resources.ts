@@ -16,7 +16,8 @@
 import * as policy from "@pulumi/policy";
 import type { PolicyResource } from "@pulumi/policy";
 import { parseDuration } from "../core/duration";
-import { ACCOUNT_TYPE, DLQ_RECOVERY_TYPE, UNKNOWN as UNKNOWN_STRING, WORKFLOW_TYPE } from "../core/tokens";
+import { ACCOUNT_TYPE, DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../core/typeTokens";
+import { UNKNOWN as UNKNOWN_STRING } from "../core/unknownValue";
 
 /** `@pulumi/policy`'s error for an unknown value (its declarations leave it untyped). */
 interface UnknownValueErrorInstance extends Error {

@@ -8,19 +8,8 @@ import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
 import type { LimitsContext } from "./context";
 import { LIMITS, accountsOptionSchema } from "./limits";
 import { maxLimitPolicy } from "./maxLimit";
-import { WORKFLOW_TYPE } from "../core/tokens";
+import { WORKFLOW_TYPE } from "../core/typeTokens";
 import { readWorkflowDelay } from "./resources";
-
-/** The config of `workflow-max-delay` (besides `enforcementLevel`). */
-export interface WorkflowMaxDelayArgs {
-  /**
-   * A static `max_delay` in seconds. When set, the live account record and `Account` resources
-   * are not consulted for it. Default: unset.
-   */
-  maxDelay?: number;
-  /** A static `max_delay` per account ID (the record's `id`). Default: unset. */
-  accounts?: Record<string, number>;
-}
 
 /** The config schema of `workflow-max-delay`. */
 export const workflowMaxDelayConfigSchema: PolicyConfigSchema = {

@@ -13,19 +13,8 @@ import { describeAccountRef } from "../core/accountRef";
 import { bindingKey, bindingOf, type Binding } from "./accounts";
 import type { LimitPolicyConfig, LimitsContext } from "./context";
 import { LIMITS, accountsOptionSchema, describeLimit } from "./limits";
-import { DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../core/tokens";
+import { DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../core/typeTokens";
 import { UnknownValues, label, read, readNumber } from "./resources";
-
-/** The config of `workflow-max-global-parallelism` (besides `enforcementLevel`). */
-export interface WorkflowMaxGlobalParallelismArgs {
-  /**
-   * A static `max_global_parallelism`. When set, the live account record and `Account` resources
-   * are not consulted for it. Default: unset.
-   */
-  maxGlobalParallelism?: number;
-  /** A static `max_global_parallelism` per account ID (the record's `id`). Default: unset. */
-  accounts?: Record<string, number>;
-}
 
 /** The config schema of `workflow-max-global-parallelism`. */
 export const workflowMaxGlobalParallelismConfigSchema: PolicyConfigSchema = {

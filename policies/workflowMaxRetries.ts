@@ -8,19 +8,8 @@ import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
 import type { LimitsContext } from "./context";
 import { LIMITS, accountsOptionSchema } from "./limits";
 import { maxLimitPolicy } from "./maxLimit";
-import { DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../core/tokens";
+import { DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../core/typeTokens";
 import { readNumber } from "./resources";
-
-/** The config of `workflow-max-retries` (besides `enforcementLevel`). */
-export interface WorkflowMaxRetriesArgs {
-  /**
-   * A static `max_retries`. When set, the live account record and `Account` resources are not
-   * consulted for it. Default: unset.
-   */
-  maxRetries?: number;
-  /** A static `max_retries` per account ID (the record's `id`). Default: unset. */
-  accounts?: Record<string, number>;
-}
 
 /** The config schema of `workflow-max-retries`. */
 export const workflowMaxRetriesConfigSchema: PolicyConfigSchema = {

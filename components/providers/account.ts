@@ -27,7 +27,7 @@ import {
   type StackConfigReader,
 } from "../../core/connection";
 import { Failures, ServiceError, checkBoolean, checkString, checkUrl } from "../../core/messages";
-import { containsUnknown, isUnknown } from "../../core/tokens";
+import { containsUnknown, isUnknown } from "../../core/unknownValue";
 
 /** Inputs of the Account provider, resolved (no Outputs): the connection and the resource's name. */
 export type AccountInputs = AccountConnectionInputs & {

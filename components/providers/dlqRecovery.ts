@@ -42,7 +42,7 @@ import {
   Settings,
   type StackConfigReader,
 } from "../../core/connection";
-import { containsUnknown } from "../../core/tokens";
+import { containsUnknown } from "../../core/unknownValue";
 import {
   DEFAULT_MAX_RECORDED_RUNS,
   RESULT_FIELDS,

@@ -8,67 +8,102 @@
  */
 import "../../client/requireNode"; // first: one clear error on a Node.js older than 22.19
 import * as crypto from "node:crypto";
+import type * as pulumi from "@pulumi/pulumi";
 import {
   FILTER_FIELDS,
-  FLOW_CONTROL_FIELDS,
   SELECTION_FIELDS,
   SELECTION_FIELD_KINDS,
   flowControlProblems,
+  isSet,
   retriesProblems,
   selectionProblems,
+  unknownFlowControlFields,
   type DlqSelection,
-  type FlowControlOverride,
-  type ResumedRun,
   type ResumeOverrides,
   type WindowDrainState,
 } from "../../client";
-import type { AccountLimits } from "../../core/accountClient";
+import {
+  DLQ_RECOVERY_RESULT_NAMES,
+  type DlqRecoveryArgs,
+  type DlqRecoveryComponentInputs,
+  type DlqRecoveryResults,
+} from "../dlqRecoveryArgs";
 import { accountProblem } from "../../core/accountRef";
 import { Failures, checkBoolean, checkInteger, checkString, checkUrl, show } from "../../core/messages";
-import { isUnknown } from "../../core/tokens";
+import { isUnknown } from "../../core/unknownValue";
 
-/** Inputs of the DlqRecovery provider, resolved: the selection fields, then the rest. */
-export interface DlqRecoveryInputs extends DlqSelection {
-  all?: boolean;
-  flowControl?: FlowControlOverride;
-  retries?: number;
-  triggers?: unknown[];
-  baseUrl?: string;
-  token?: string;
-  /** The account: an `Account`'s URN or an account ID (`core/accountRef.ts`). */
-  account?: string;
-  /** The bound `Account`'s pacing limits (its outputs), set by the component with `account`. */
-  accountLimits?: AccountLimits;
-  allowInsecureHttp?: boolean;
-  concurrency?: number;
-  maxRequestsPerSecond?: number;
-  maxRecordedRuns?: number;
-  runLogFile?: string;
-  /** The resource's name, for messages and the default run log file. */
-  recoveryName?: string;
+/**
+ * A `DlqRecoveryArgs` input as the provider receives it: the value itself (`pulumi.Unwrap`);
+ * `account` is the string the component records (an `Account`'s URN or an account ID,
+ * `core/accountRef.ts`) and `triggers` any list.
+ */
+type Resolved<K extends keyof DlqRecoveryArgs> = K extends "account"
+  ? string
+  : K extends "triggers"
+    ? unknown[]
+    : pulumi.Unwrap<NonNullable<DlqRecoveryArgs[K]>>;
+
+/** Inputs of the DlqRecovery provider: `DlqRecoveryArgs` resolved, and what the component adds. */
+export type DlqRecoveryInputs = { [K in keyof DlqRecoveryArgs]?: Resolved<K> } & DlqRecoveryComponentInputs;
+
+/**
+ * What a change of an input does on the next up:
+ * - `selection`, `override`, `trigger`: decide what is resumed and how (their hash,
+ *   {@link specHash}); a change resumes again;
+ * - `connection`, `tuning`: where, as whom, how fast, what is recorded; a change is shown and
+ *   sends nothing (the state takes the new value);
+ * - `credential`: a connection setting never stored nor compared (`token`, a secret): a new one
+ *   is used by the next drain;
+ * - `copied`: copied by the component from the bound `Account` (its outputs), never compared.
+ */
+export type InputRole =
+  "selection" | "override" | "trigger" | "connection" | "tuning" | "credential" | "copied";
+
+/**
+ * The role of every input: the compiler refuses an input of `DlqRecoveryArgs` (or one the
+ * component adds) that is missing here, so a new input cannot be silently ignored by `diff`.
+ */
+export const INPUT_ROLES = {
+  dlqIds: "selection",
+  fromDate: "selection",
+  toDate: "selection",
+  workflowUrl: "selection",
+  workflowRunId: "selection",
+  workflowCreatedAt: "selection",
+  all: "selection",
+  flowControl: "override",
+  retries: "override",
+  triggers: "trigger",
+  baseUrl: "connection",
+  token: "credential",
+  account: "connection",
+  accountLimits: "copied",
+  allowInsecureHttp: "connection",
+  concurrency: "tuning",
+  maxRequestsPerSecond: "tuning",
+  maxRecordedRuns: "tuning",
+  runLogFile: "tuning",
+  recoveryName: "tuning",
+} as const satisfies Record<keyof DlqRecoveryInputs, InputRole>;
+
+/** The inputs of the given roles, in the order of {@link INPUT_ROLES}. */
+function inputsOf(...roles: InputRole[]): (keyof DlqRecoveryInputs)[] {
+  return (Object.keys(INPUT_ROLES) as (keyof DlqRecoveryInputs)[]).filter((k) =>
+    roles.includes(INPUT_ROLES[k]),
+  );
 }
 
-/** Outputs of the DlqRecovery provider. */
-export interface DlqRecoveryOutputs extends Omit<DlqRecoveryInputs, "token"> {
-  /** Runs resumed with known new run IDs, over the drain (and its continuations). */
-  resumedCount: number;
-  /** Resume requests answered. */
-  requestCount: number;
-  /** New runs, `workflowRunId` and `workflowCreatedAt`: all of them up to `maxRecordedRuns`, then the first ones. */
-  resumedRuns: ResumedRun[];
-  /** True when `resumedRuns` holds fewer runs than `resumedCount` (the full list is in `runLogFile`). */
-  resumedRunsTruncated: boolean;
-  /** Requests whose response was lost after the service may have resumed runs (at most 50 runs each). */
-  ambiguousRequests: number;
-  /** DLQ IDs resumed by a lost response, whose new run IDs never came back. */
-  unconfirmedDlqIds: string[];
-  /** The override headers sent with every request (none when no override is set). */
-  overrideHeaders: Record<string, string>;
-  /** ISO times of the drain's start and end. */
-  startedAt: string;
-  finishedAt: string;
-  /** False when the drain was cut off; the next up continues it. */
-  complete: boolean;
+/** Inputs that decide what is resumed and how: a change resumes again. */
+export const SPEC_FIELDS: readonly (keyof DlqRecoveryInputs)[] = inputsOf("selection", "override", "trigger");
+
+/**
+ * Inputs whose change sends nothing (only the state is updated). `token` and `accountLimits`
+ * (the bound Account's outputs) are not compared at all: the next drain uses them.
+ */
+export const TUNING_FIELDS: readonly (keyof DlqRecoveryInputs)[] = inputsOf("connection", "tuning");
+
+/** What a drain saves beside its results, to continue a cut-off drain and to tell it from a new one. */
+export interface DlqRecoveryDrainState {
   /** Where to continue a cut-off drain whose only open window is the whole selection. */
   cursor?: string;
   /** The windows a cut-off filter drain left open, with their cursors (at most 64, a few kB). */
@@ -81,42 +116,28 @@ export interface DlqRecoveryOutputs extends Omit<DlqRecoveryInputs, "token"> {
   specHash: string;
 }
 
-/** Inputs that decide what is resumed and how: a change resumes again. */
-export const SPEC_FIELDS = [...SELECTION_FIELDS, "all", "flowControl", "retries", "triggers"] as const;
+/** The names of {@link DlqRecoveryDrainState}; the compiler refuses one missing or extra. */
+const DRAIN_STATE_TABLE = {
+  cursor: true,
+  windowState: true,
+  remainingDlqIds: true,
+  lastError: true,
+  specHash: true,
+} as const satisfies Record<keyof DlqRecoveryDrainState, true>;
 
 /**
- * Inputs whose change sends nothing (only the state is updated). `token` and `accountLimits`
- * (the bound Account's outputs) are not compared at all: the next drain uses them.
+ * Outputs of the DlqRecovery provider: the inputs but `token`, the results of the public
+ * outputs (`DlqRecoveryResults`) and the drain's own state.
  */
-export const TUNING_FIELDS = [
-  "baseUrl",
-  "account",
-  "allowInsecureHttp",
-  "concurrency",
-  "maxRequestsPerSecond",
-  "maxRecordedRuns",
-  "runLogFile",
-  "recoveryName",
-] as const satisfies readonly (keyof DlqRecoveryInputs)[];
+export type DlqRecoveryOutputs = Omit<DlqRecoveryInputs, "token"> &
+  DlqRecoveryResults &
+  DlqRecoveryDrainState;
 
 /** Outputs computed by a drain (everything else in the outputs is an input). */
-export const RESULT_FIELDS = [
-  "resumedCount",
-  "requestCount",
-  "resumedRuns",
-  "resumedRunsTruncated",
-  "ambiguousRequests",
-  "unconfirmedDlqIds",
-  "overrideHeaders",
-  "startedAt",
-  "finishedAt",
-  "complete",
-  "cursor",
-  "windowState",
-  "remainingDlqIds",
-  "lastError",
-  "specHash",
-] as const satisfies readonly (keyof DlqRecoveryOutputs)[];
+export const RESULT_FIELDS: readonly (keyof DlqRecoveryResults | keyof DlqRecoveryDrainState)[] = [
+  ...DLQ_RECOVERY_RESULT_NAMES,
+  ...(Object.keys(DRAIN_STATE_TABLE) as (keyof DlqRecoveryDrainState)[]),
+];
 
 /**
  * Default and upper bound of `maxRecordedRuns`. The default keeps a DlqRecovery's state small
@@ -159,8 +180,6 @@ export function specHash(inputs: Partial<DlqRecoveryInputs>): string {
   return crypto.createHash("sha256").update(stable(spec)).digest("hex").slice(0, 16);
 }
 
-const set = (v: unknown): boolean => v !== undefined && v !== null;
-
 /** The timestamp fields of a selection. */
 const TIMESTAMP_FIELDS = SELECTION_FIELDS.filter((k) => SELECTION_FIELD_KINDS[k] === "timestamp");
 
@@ -176,8 +195,8 @@ function checkSelection(f: Failures, news: DlqRecoveryInputs): void {
     }
   }
   checkBoolean(f, "all", news.all);
-  const filters = FILTER_FIELDS.filter((k) => set(news[k]));
-  const hasIds = set(news.dlqIds);
+  const filters = FILTER_FIELDS.filter((k) => isSet(news[k]));
+  const hasIds = isSet(news.dlqIds);
   if (hasIds && filters.length > 0) {
     f.add(
       "dlqIds",
@@ -200,19 +219,6 @@ function checkSelection(f: Failures, news: DlqRecoveryInputs): void {
   }
 }
 
-/** `flowControl` options this resource does not know (the wire grammar ignores them). */
-function checkFlowControlOptions(f: Failures, fc: unknown): void {
-  if (!set(fc) || isUnknown(fc) || typeof fc !== "object" || Array.isArray(fc)) return;
-  for (const k of Object.keys(fc as object)) {
-    if (!(FLOW_CONTROL_FIELDS as readonly string[]).includes(k)) {
-      f.add(
-        `flowControl.${k}`,
-        `\`flowControl.${k}\` is not an option; use ${FLOW_CONTROL_FIELDS.join(", ")}.`,
-      );
-    }
-  }
-}
-
 /**
  * Validates the inputs; every problem is reported, each naming the field and the value. Values
  * unknown during preview are skipped, with every rule that needs them.
@@ -224,11 +230,11 @@ export function validateInputs(news: DlqRecoveryInputs): Failures {
   f.addProblems(selectionProblems(news, { ...pending, maxDlqIds: Infinity }));
   checkSelection(f, news);
   // Overrides: exactly the grammar of the headers the client will send.
-  checkFlowControlOptions(f, news.flowControl);
+  if (!isUnknown(news.flowControl)) f.addProblems(unknownFlowControlFields(news.flowControl, "DlqRecovery"));
   f.addProblems(flowControlProblems(news.flowControl, pending));
   f.addProblems(retriesProblems(news.retries, pending));
   // Re-running, connection and tuning.
-  if (set(news.triggers) && !isUnknown(news.triggers) && !Array.isArray(news.triggers)) {
+  if (isSet(news.triggers) && !isUnknown(news.triggers) && !Array.isArray(news.triggers)) {
     f.add(
       "triggers",
       `\`triggers\` must be a list (change any element to resume again); got ${show(news.triggers)}.`,
@@ -241,7 +247,7 @@ export function validateInputs(news: DlqRecoveryInputs): Failures {
   checkInteger(f, "concurrency", news.concurrency, 1, MAX_CONCURRENCY);
   checkInteger(f, "maxRequestsPerSecond", news.maxRequestsPerSecond, 1);
   checkInteger(f, "maxRecordedRuns", news.maxRecordedRuns, 0, MAX_RECORDED_RUNS_LIMIT);
-  if (set(news.runLogFile) && !isUnknown(news.runLogFile) && typeof news.runLogFile !== "string") {
+  if (isSet(news.runLogFile) && !isUnknown(news.runLogFile) && typeof news.runLogFile !== "string") {
     f.add("runLogFile", `\`runLogFile\` must be a file path, or "" for none; got ${show(news.runLogFile)}.`);
   }
   return f;
@@ -254,7 +260,7 @@ function checkAccount(f: Failures, news: DlqRecoveryInputs): void {
     if (p !== undefined) f.add("account", p);
   }
   const limits = news.accountLimits;
-  if (!set(limits) || isUnknown(limits)) return;
+  if (!isSet(limits) || isUnknown(limits)) return;
   if (typeof limits !== "object" || Array.isArray(limits)) {
     f.add("accountLimits", `\`accountLimits\` must be an object; got ${show(limits)}.`);
     return;
@@ -267,7 +273,7 @@ function checkAccount(f: Failures, news: DlqRecoveryInputs): void {
 export function selectionOf(inputs: DlqRecoveryInputs): DlqSelection {
   if (inputs.dlqIds) return { dlqIds: inputs.dlqIds };
   const s: Record<string, unknown> = {};
-  for (const k of FILTER_FIELDS) if (set(inputs[k])) s[k] = inputs[k];
+  for (const k of FILTER_FIELDS) if (isSet(inputs[k])) s[k] = inputs[k];
   return s as DlqSelection;
 }
 
@@ -275,7 +281,7 @@ export function selectionOf(inputs: DlqRecoveryInputs): DlqSelection {
 export function overridesOf(inputs: DlqRecoveryInputs): ResumeOverrides {
   const o: ResumeOverrides = {};
   if (inputs.flowControl) o.flowControl = inputs.flowControl;
-  if (set(inputs.retries)) o.retries = inputs.retries;
+  if (isSet(inputs.retries)) o.retries = inputs.retries;
   return o;
 }
 

@@ -6,7 +6,7 @@
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import { startEmulator, type RunningEmulator } from "../../emulator";
-import { ACCOUNT_FIELDS } from "../../core/accountFields";
+import { OUTPUT_OF_ACCOUNT_FIELD } from "../../core/accountFields";
 import { PulumiProject, resourceOfType } from "../helpers/pulumi";
 import { assertNoSecrets, secretForms } from "../helpers/secrets";
 
@@ -19,7 +19,7 @@ const CREDS = {
 const ACCOUNT_PROGRAM = `
 import { Account } from "pulumi-svc";
 const account = new Account("account");
-${Object.values(ACCOUNT_FIELDS)
+${Object.values(OUTPUT_OF_ACCOUNT_FIELD)
   .map((o) => `export const ${o} = account.${o};`)
   .join("\n")}
 `;
@@ -73,7 +73,7 @@ describe("e2e: Account", function () {
     await account.up();
     const outputs = await account.outputs(true);
     const record = emulator.state.account.record as unknown as Record<string, unknown>;
-    for (const [field, output] of Object.entries(ACCOUNT_FIELDS)) {
+    for (const [field, output] of Object.entries(OUTPUT_OF_ACCOUNT_FIELD)) {
       assert.deepEqual(outputs[output], record[field], `output ${output} (record field ${field})`);
     }
     assert.equal(outputs.maxParallelism, 2);

@@ -57,9 +57,10 @@ describe("client/transport", () => {
           msg.test(e.message) &&
           !e.message.includes("hunter22"),
       );
-    bad("not a url hunter22", /not a valid URL/);
+    bad("not a url hunter22", /must be a URL/);
+    bad("http://u:hunter22@api.svc.invalid:port", /must be a URL/);
     bad("ftp://127.0.0.1", /http or https/);
-    bad("https://user:hunter22@api.svc.invalid", /must not contain credentials/);
+    bad("https://user:hunter22@api.svc.invalid", /must not carry credentials/);
     bad("https://api.svc.invalid/?key=hunter22", /query or fragment/);
   });
 

@@ -6,7 +6,8 @@
 import { strict as assert } from "node:assert";
 import { accountRateGates } from "../../../client";
 import { startEmulator, type RunningEmulator } from "../../../emulator";
-import { UNKNOWN, ACCOUNT_TYPE } from "../../../core/tokens";
+import { ACCOUNT_TYPE } from "../../../core/typeTokens";
+import { UNKNOWN } from "../../../core/unknownValue";
 import type { DlqRecoveryOutputs } from "../../../components/providers/dlqRecovery";
 import { specHash } from "../../../components/providers/dlqRecoveryInputs";
 import {

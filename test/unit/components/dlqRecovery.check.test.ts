@@ -1,6 +1,6 @@
 import { strict as assert } from "node:assert";
 import { FILTER_FIELDS } from "../../../client";
-import { UNKNOWN } from "../../../core/tokens";
+import { UNKNOWN } from "../../../core/unknownValue";
 import {
   overridesOf,
   selectionOf,
@@ -214,7 +214,7 @@ const ROWS: Row[] = [
     kind: "filters",
     patch: { flowControl: { parallelism: 5, burst: 3 } },
     property: "flowControl.burst",
-    mentions: ["`flowControl.burst` is not an option"],
+    mentions: ["`flowControl.burst` is not an argument of DlqRecovery"],
   },
   {
     name: "flowControl empty",
@@ -311,23 +311,25 @@ const ROWS: Row[] = [
   {
     name: "baseUrl not a URL",
     kind: "filters",
-    patch: { baseUrl: "not a url" },
+    patch: { baseUrl: "http://u:pw-URL-SECRET-2@127.0.0.1:port" },
     property: "baseUrl",
-    mentions: ["`baseUrl`", '"not a url"'],
+    mentions: ["`baseUrl` must be a URL", "not shown"],
+    never: ["pw-URL-SECRET-2"],
   },
   {
     name: "baseUrl with a non-http scheme",
     kind: "filters",
     patch: { baseUrl: "ws://127.0.0.1:4000" },
     property: "baseUrl",
-    mentions: ["`baseUrl` must use http or https", '"ws://127.0.0.1:4000"'],
+    mentions: ["`baseUrl` must use http or https", '"ws:"'],
   },
   {
     name: "baseUrl with a query",
     kind: "filters",
-    patch: { baseUrl: "http://127.0.0.1:4000/?token=x" },
+    patch: { baseUrl: "http://127.0.0.1:4000/?token=pw-URL-SECRET-3" },
     property: "baseUrl",
     mentions: ["`baseUrl`", "query"],
+    never: ["pw-URL-SECRET-3"],
   },
   {
     name: "baseUrl with credentials",

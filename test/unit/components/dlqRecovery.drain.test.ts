@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { RunningEmulator } from "../../../emulator";
 import { startEmulator } from "../../../emulator";
-import { UNKNOWN } from "../../../core/tokens";
+import { UNKNOWN } from "../../../core/unknownValue";
 import type { DlqRecoveryInputs } from "../../../components/providers/dlqRecovery";
 import {
   PASSWORD,

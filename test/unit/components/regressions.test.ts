@@ -4,7 +4,7 @@
  * comment says what the bug was. Nothing here is skipped.
  */
 import { strict as assert } from "node:assert";
-import { UNKNOWN } from "../../../core/tokens";
+import { UNKNOWN } from "../../../core/unknownValue";
 import { validateInputs } from "../../../components/providers/dlqRecoveryInputs";
 import {
   PASSWORD,

@@ -6,7 +6,7 @@ import * as assert from "node:assert/strict";
 import * as pulumi from "@pulumi/pulumi";
 import { Account } from "../../../components/Account";
 import { Workflow, type WorkflowArgs } from "../../../components/Workflow";
-import { WORKFLOW_TYPE } from "../../../core/tokens";
+import { WORKFLOW_TYPE } from "../../../core/typeTokens";
 import { formatDuration, parseDuration } from "../../../core/duration";
 
 const registered: pulumi.runtime.MockResourceArgs[] = [];

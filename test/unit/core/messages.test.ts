@@ -1,7 +1,16 @@
 import { strict as assert } from "node:assert";
 import { SvcError } from "../../../client";
-import { ServiceError, describeOrigins, explainServiceError, nextStep, show } from "../../../core/messages";
-import { UNKNOWN, containsUnknown } from "../../../core/tokens";
+import { resolveEndpoint } from "../../../client/transport";
+import {
+  Failures,
+  ServiceError,
+  checkUrl,
+  describeOrigins,
+  explainServiceError,
+  nextStep,
+  show,
+} from "../../../core/messages";
+import { UNKNOWN, containsUnknown } from "../../../core/unknownValue";
 
 describe("core/messages", () => {
   it("show quotes strings, prints JSON and cuts at 80 characters", () => {
@@ -11,6 +20,29 @@ describe("core/messages", () => {
     const long = show("x".repeat(200));
     assert.equal(long.length, 80);
     assert.ok(long.endsWith("..."));
+  });
+
+  it("checkUrl (preview) and resolveEndpoint (the client) refuse a URL with one rule, never echoing what may carry a credential", () => {
+    const values = [
+      "not a url hunter22",
+      "http://u:hunter22@127.0.0.1:port",
+      "ftp://u:hunter22@127.0.0.1",
+      "http://u:hunter22@127.0.0.1",
+      "http://127.0.0.1/?key=hunter22",
+      "http://127.0.0.1/#hunter22",
+    ];
+    for (const v of values) {
+      const f = new Failures();
+      checkUrl(f, "baseUrl", v);
+      const reasons = (f.result() ?? []).map((x) => x.reason);
+      assert.equal(reasons.length, 1, v);
+      assert.ok(!reasons[0].includes("hunter22"), `${v}: ${reasons[0]}`);
+      assert.throws(
+        () => resolveEndpoint(v, "baseUrl", true),
+        (e: unknown) => e instanceof SvcError && e.message === reasons[0],
+        v,
+      );
+    }
   });
 
   it("containsUnknown finds the sentinel at any depth", () => {

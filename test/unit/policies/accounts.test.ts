@@ -4,7 +4,7 @@
  * Accounts, and `account` values that are no account.
  */
 import * as assert from "node:assert/strict";
-import { ACCOUNT_TYPE, DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../../../core/tokens";
+import { ACCOUNT_TYPE, DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../../../core/typeTokens";
 import {
   UNKNOWN,
   accountOutputs,

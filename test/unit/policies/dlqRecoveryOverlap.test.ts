@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { ACCOUNT_TYPE, DLQ_RECOVERY_TYPE } from "../../../core/tokens";
+import { ACCOUNT_TYPE, DLQ_RECOVERY_TYPE } from "../../../core/typeTokens";
 import { HOUR_MS, NOW, UNKNOWN, check, happyStack, onlyMessage, urnOf, type StackFixture } from "./helpers";
 
 const POLICY = "dlq-recovery-overlap";

@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { DLQ_RECOVERY_TYPE } from "../../../core/tokens";
+import { DLQ_RECOVERY_TYPE } from "../../../core/typeTokens";
 import {
   DAY_MS,
   NOW,

@@ -10,7 +10,7 @@ import { PLAN_PRESETS } from "../../../emulator/plans";
 import { createPolicies, type SvcLimitsPack } from "../../../policies/pack";
 import type { LiveAccountResult, LiveAccountSource } from "../../../policies/liveAccount";
 import type { AccountConnectionInputs } from "../../../core/accountClient";
-import { ACCOUNT_TYPE, DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../../../core/tokens";
+import { ACCOUNT_TYPE, DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../../../core/typeTokens";
 import { isUnknownValueError } from "../../../policies/resources";
 
 /** A fixed "now" (2026-11-21T12:00:00Z). */
@@ -18,8 +18,8 @@ export const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
 /** One hour and one day in milliseconds. */
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
-/** The engine's sentinel for a string value unknown during preview. */
-export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+/** The engine's sentinel for a string value unknown during preview (declared once, in core/). */
+export { UNKNOWN } from "../../../core/unknownValue";
 /** The engine's sentinel for a number value unknown during preview. */
 export const UNKNOWN_NUMBER = "3eeb2bf0-c639-47a8-9e75-3b44932eb421";
 

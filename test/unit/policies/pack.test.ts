@@ -6,7 +6,7 @@ import { DlqRecovery } from "../../../components/DlqRecovery";
 import { Workflow } from "../../../components/Workflow";
 import { LIMITS } from "../../../policies/limits";
 import { PACK_NAME } from "../../../policies/pack";
-import { ACCOUNT_TYPE, DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../../../core/tokens";
+import { ACCOUNT_TYPE, DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../../../core/typeTokens";
 import { liveOk, pack } from "./helpers";
 
 const ROOT = path.resolve(__dirname, "..", "..", "..");

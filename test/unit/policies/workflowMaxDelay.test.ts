@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { WORKFLOW_TYPE } from "../../../core/tokens";
+import { WORKFLOW_TYPE } from "../../../core/typeTokens";
 import { UNKNOWN, accountOutputs, check, happyStack, liveNone, onlyMessage, urnOf } from "./helpers";
 
 const POLICY = "workflow-max-delay";

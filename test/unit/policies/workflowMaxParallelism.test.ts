@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../../../core/tokens";
+import { DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../../../core/typeTokens";
 import {
   UNKNOWN,
   accountOutputs,

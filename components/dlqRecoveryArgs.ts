@@ -1,0 +1,157 @@
+/**
+ * The inputs and outputs of `DlqRecovery`, each declared once: the public {@link DlqRecoveryArgs}
+ * (the provider's resolved inputs are derived from it in `providers/dlqRecoveryInputs.ts`) and
+ * {@link DlqRecoveryResults} (the class's outputs, merged into it, and the list of output names
+ * the component registers). Module IDs, input and output names are those of existing stacks.
+ *
+ * @packageDocumentation
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import type { DlqSelection, FlowControlOverride } from "../client";
+import type { AccountLimits } from "../core/accountClient";
+import type { AccountArg } from "./accountInput";
+
+/**
+ * Flow-control override of the resumed runs: `Svc-Flow-Control-Key` and
+ * `Svc-Flow-Control-Value`. The fields and their grammar are the client's `FlowControlOverride`
+ * (README, "Wire grammar"): a key of visible ASCII without spaces, positive integers, a
+ * period of whole seconds or `"1m"`; `period` needs `parallelism` or `rate`.
+ */
+export type FlowControlArgs = {
+  [K in keyof FlowControlOverride]?: pulumi.Input<NonNullable<FlowControlOverride[K]>>;
+};
+
+/** A selection field as a resource argument: any value may be an Output, and so may each DLQ ID. */
+type SelectionArg<T> = T extends (infer E)[] ? pulumi.Input<pulumi.Input<E>[]> : pulumi.Input<T>;
+
+/**
+ * The selection arguments of `DlqRecovery`: the fields of the client's `DlqSelection`
+ * (`dlqIds`, `fromDate`, `toDate`, `workflowUrl`, `workflowRunId`, `workflowCreatedAt`; times in
+ * unix milliseconds).
+ */
+export type DlqSelectionArgs = { [K in keyof DlqSelection]?: SelectionArg<NonNullable<DlqSelection[K]>> };
+
+/**
+ * The arguments of `DlqRecovery`: the one declaration of its inputs.
+ *
+ * Selection: either `dlqIds`, or filters (`fromDate`, `toDate`, `workflowUrl`,
+ * `workflowRunId`, `workflowCreatedAt`, combined), or `all: true`. Mixing `dlqIds` with
+ * filters is refused at preview (the service ignores filters when IDs are given), and so
+ * is an empty selection without `all: true`, and an empty `dlqIds`.
+ *
+ * Connection: `baseUrl` → stack config `svc:baseUrl` → `SVC_BASE_URL`; `token` → the
+ * `account`'s record token (when `account` is an `Account` resource) → stack config `svc:token`
+ * (secret) → `SVC_TOKEN`.
+ */
+export interface DlqRecoveryArgs extends DlqSelectionArgs {
+  /** Resume every entry in the DLQ. Required to mean "everything": an empty selection is refused. */
+  all?: pulumi.Input<boolean>;
+  /** Flow-control override; when unset, the runs keep their original flow control. */
+  flowControl?: pulumi.Input<FlowControlArgs>;
+  /** Retries override for the resumed runs' steps (`Svc-Retries`); when unset, the original is kept. */
+  retries?: pulumi.Input<number>;
+  /** Change any element to resume again with the same selection on the next up. */
+  triggers?: pulumi.Input<unknown[]>;
+  /** Base URL of the resume API, e.g. `http://127.0.0.1:8080`. */
+  baseUrl?: pulumi.Input<string>;
+  /** Bearer token. Always stored as a secret. Default: the `account`'s token, else `svc:token`. */
+  token?: pulumi.Input<string>;
+  /**
+   * The account the runs belong to: an `Account` resource, or an account ID (the record's `id`).
+   * With an `Account` and no `token`, the drain uses that record's token (a secret) and is paced
+   * by that account's `max_requests_per_second`, sharing a rate gate only with drains of that
+   * account. The policy pack checks the overrides against that account's limits. Changing it
+   * sends nothing (a connection setting, like `token`). Default: the stack's `svc:` account.
+   */
+  account?: AccountArg;
+  /** Allow the token over plain `http://` to a non-loopback host. Default false. */
+  allowInsecureHttp?: pulumi.Input<boolean>;
+  /**
+   * Requests in flight at once (1 to 32): failure-time windows of a filter or `all` drain
+   * (default 16; `1` follows one cursor, exactly ceil(N/50) requests), `dlqIds` batches (default 4).
+   */
+  concurrency?: pulumi.Input<number>;
+  /**
+   * Caps this drain's requests per second below the account's rate gate, which every
+   * DlqRecovery of the up shares (limit: the account's `max_requests_per_second` when account
+   * settings are configured, else the service's rate-limit headers).
+   */
+  maxRequestsPerSecond?: pulumi.Input<number>;
+  /** How many new runs `resumedRuns` keeps in state (0 to 10,000). Default 10 (it was 1,000); counts are always exact. */
+  maxRecordedRuns?: pulumi.Input<number>;
+  /**
+   * JSON Lines file (relative to the program folder) that gets every resumed run of every drain;
+   * "" for none. Default: one file a drain, `svc-recovery/<name>/<specHash>.jsonl`, the newest 10 kept.
+   */
+  runLogFile?: pulumi.Input<string>;
+}
+
+/** A resumed run: the new run's ID and creation time (unix ms). */
+export interface ResumedRunOutput {
+  /** The new run's ID (`wfr_...`). */
+  workflowRunId: string;
+  /** When the new run was created, unix **milliseconds**. */
+  workflowCreatedAt: number;
+}
+
+/**
+ * Inputs the component adds for its provider, beside {@link DlqRecoveryArgs}: never set by a
+ * program.
+ */
+export interface DlqRecoveryComponentInputs {
+  /** The bound `Account`'s pacing limits (its outputs), set by the component with `account`. */
+  accountLimits?: AccountLimits;
+  /** The resource's name, for messages and the default run log file. */
+  recoveryName?: string;
+}
+
+/** The outputs of `DlqRecovery`, beside its inputs: what the drain did. */
+export interface DlqRecoveryResults {
+  /** Runs resumed with known new run IDs, over the drain and its continuations (a count). */
+  resumedCount: number;
+  /** Resume requests the service answered, over the drain and its continuations (a count). */
+  requestCount: number;
+  /**
+   * The first new runs, at most `maxRecordedRuns` (default 10), each its ID and creation time
+   * (unix milliseconds); every run is in the run log (see `resumedRunsTruncated`).
+   */
+  resumedRuns: ResumedRunOutput[];
+  /** True when `resumedRuns` holds fewer runs than `resumedCount`; the full list is in the run log. */
+  resumedRunsTruncated: boolean;
+  /** Requests whose response was lost after the service may have resumed up to 50 runs each (a count). */
+  ambiguousRequests: number;
+  /** DLQ IDs resumed by a lost response, whose new run IDs never came back (empty when none or unknown). */
+  unconfirmedDlqIds: string[];
+  /**
+   * The override headers sent with every request, name to value: `Svc-Retries` (a count),
+   * `Svc-Flow-Control-Key`, `Svc-Flow-Control-Value` (`"parallelism=5, rate=10, period=1s"`: runs at
+   * once, runs started per period, the period in seconds); empty when no override is set.
+   */
+  overrideHeaders: Record<string, string>;
+  /** When the drain started: an ISO 8601 UTC timestamp (`2026-11-20T08:00:00.000Z`). */
+  startedAt: string;
+  /** When the drain finished (or was cut off): an ISO 8601 UTC timestamp. */
+  finishedAt: string;
+  /** False when the drain was cut off; the next up continues it. */
+  complete: boolean;
+}
+
+/**
+ * The names of {@link DlqRecoveryResults}, for the component to register as outputs. The
+ * compiler refuses a table that misses one of them or names one that is not there.
+ */
+const RESULTS_TABLE = {
+  resumedCount: true,
+  requestCount: true,
+  resumedRuns: true,
+  resumedRunsTruncated: true,
+  ambiguousRequests: true,
+  unconfirmedDlqIds: true,
+  overrideHeaders: true,
+  startedAt: true,
+  finishedAt: true,
+  complete: true,
+} as const satisfies Record<keyof DlqRecoveryResults, true>;
+
+/** The output names of {@link DlqRecoveryResults}, in declaration order. */
+export const DLQ_RECOVERY_RESULT_NAMES = Object.keys(RESULTS_TABLE) as (keyof DlqRecoveryResults)[];
