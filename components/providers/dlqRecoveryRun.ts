@@ -4,6 +4,7 @@
  * records the runs (state, run log, progress lines, engine check), and builds the outputs: the
  * complete ones, or the partial state a cut-off drain continues from.
  */
+import "../../client/requireNode"; // first: one clear error on a Node.js older than 22.19
 import {
   DEFAULT_WINDOW_CONCURRENCY,
   DrainError,

@@ -17,16 +17,14 @@ import {
 
 const ROOT = path.resolve(__dirname, "../../..");
 
-/** The entry points of the package, as built in dist/. */
+/** The entry points of the package, as built in dist/: every module `pulumi-svc/providers/*` can load. */
 const ENTRY_POINTS = [
   "dist/components/index.js", // pulumi-svc
   "dist/client/index.js", // pulumi-svc/client
-  "dist/components/providers/account.js", // pulumi-svc/providers/*
-  "dist/components/providers/dlqRecovery.js",
-  "dist/components/providers/dlqRecoveryInputs.js",
-  "dist/components/providers/dlqRecoveryProgress.js",
-  "dist/components/providers/engine.js",
-  "dist/components/providers/heapTrim.js",
+  ...fs
+    .readdirSync(path.join(ROOT, "components", "providers"))
+    .filter((f) => f.endsWith(".ts"))
+    .map((f) => `dist/components/providers/${f.replace(/\.ts$/, ".js")}`), // pulumi-svc/providers/*
   "dist/policies/index.js", // the policy pack
   "dist/bin/pulumi-svc-emulator.js", // the pulumi-svc-emulator command
 ];
