@@ -30,7 +30,7 @@ import {
 } from "./dlqRecoveryInputs";
 import { Progress, openRunLog } from "./dlqRecoveryProgress";
 import { fromStoredWindowState, toStoredWindowState } from "./dlqRecoveryState";
-import { EngineGoneError, PartialStateError, exitOrphanedProvider } from "./engine";
+import { EngineGoneError, exitOrphanedProvider, partialState } from "./engineProtocol";
 
 /** Milliseconds between two checks that the engine is still there, during a drain. */
 export const ENGINE_CHECK_MS = 1_000;
@@ -223,8 +223,7 @@ export class DrainRun {
     const message =
       `${explained.message}\n${this.label} was cut off after resuming ${outs.resumedCount} runs in ${outs.requestCount} requests; ` +
       `they are recorded in the state. ${nextStep(e.code)}`;
-    const state = { ...outs, __provider: (this.inputs as Record<string, unknown>).__provider };
-    return new PartialStateError(message, this.id, state, [message]);
+    return partialState(message, this.id, outs, this.inputs);
   }
 }
 

@@ -18,6 +18,7 @@
  * drain or a windowed drain with one window) and `remainingDlqIds` (a `dlqIds` drain): both plain
  * strings the service handed out, stored as received.
  */
+import "../../client/requireNode"; // first: one clear error on a Node.js older than 22.19
 import { SvcError, validateWindowState, type DlqSelection, type WindowDrainState } from "../../client";
 
 function invalid(message: string): SvcError {

@@ -25,8 +25,10 @@ const ENTRY_POINTS = [
   "dist/components/providers/dlqRecovery.js",
   "dist/components/providers/dlqRecoveryInputs.js",
   "dist/components/providers/dlqRecoveryProgress.js",
-  "dist/components/providers/engine.js",
-  "dist/components/providers/heapTrim.js",
+  "dist/components/providers/engine.js", // deprecated: engineProtocol.js
+  "dist/components/providers/engineProtocol.js",
+  "dist/components/providers/dlqRecoveryState.js",
+  "dist/components/providers/dlqRecoveryRun.js",
   "dist/policies/index.js", // the policy pack
   "dist/bin/pulumi-svc-emulator.js", // the pulumi-svc-emulator command
 ];
