@@ -309,7 +309,7 @@ export interface UnpacedWindowDrainOptions {
    * example the account's DLQ retention). Default 90 days. Only where windows split depends on it.
    */
   horizonMs?: number;
-  /** Windows the drain may open before it resumed anything (the constant of the request bound). Default 16. */
+  /** Windows the drain may open before it resumed anything (the constant of the request bound). Default 4 (`DEFAULT_WINDOW_ALLOWANCE`). */
   windowAllowance?: number;
   /** As in {@link DrainOptions.keepRuns}. */
   keepRuns?: boolean;
