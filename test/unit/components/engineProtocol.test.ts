@@ -7,6 +7,8 @@
 import { strict as assert } from "node:assert";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import * as formerEngine from "../../../components/providers/engine";
+import * as engineProtocol from "../../../components/providers/engineProtocol";
 import {
   PROVIDER_KEY,
   PULUMI_CHECKED_VERSION,
@@ -108,5 +110,18 @@ describe("components/providers/engineProtocol: what the installed @pulumi/pulumi
     assert.equal(await engineLivenessProbe(["node", "/app/index.js"])(), true);
     // Port 1 on loopback: nothing listens there.
     assert.equal(await engineLivenessProbe(["node", SERVER, "127.0.0.1:1"])(), false);
+  });
+
+  it("pulumi-svc/providers/engine (deprecated) still exports what it exported, from engineProtocol", () => {
+    assert.deepEqual(Object.keys(formerEngine).sort(), [
+      "EngineGoneError",
+      "PartialStateError",
+      "engineAddress",
+      "exitOrphanedProvider",
+      "isListening",
+    ]);
+    for (const [k, v] of Object.entries(formerEngine)) {
+      assert.equal(v, (engineProtocol as Record<string, unknown>)[k], k);
+    }
   });
 });
