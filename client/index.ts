@@ -77,6 +77,7 @@ export type {
   DrainWindowsOptions,
   GateStatus,
   OpenWindow,
+  UnpacedWindowDrainOptions,
   WindowDrainOptions,
   WindowDrainState,
   WindowPageEvent,

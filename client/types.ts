@@ -250,8 +250,11 @@ export interface AccountGate extends GateStatus {
   observe(status: number, headers: Record<string, string | string[] | undefined>): void;
 }
 
-/** Options of {@link SvcClient.drainWindows}. */
-export interface DrainWindowsOptions extends WindowDrainOptions {
+/**
+ * Options of {@link SvcClient.drainWindows}: the windowed drain's own options
+ * ({@link UnpacedWindowDrainOptions}) and its pacing (the account's rate gate and the caps below it).
+ */
+export interface DrainWindowsOptions extends UnpacedWindowDrainOptions {
   /**
    * The account's rate gate. Default: the process-wide gate of this client's base URL and token
    * (`accountRateGates`), so every drain of the process shares it.
@@ -285,8 +288,13 @@ export interface WindowPageEvent {
   state: WindowDrainState;
 }
 
-/** Options of a windowed drain (`drainWindows`). */
-export interface WindowDrainOptions {
+/**
+ * Options of a windowed drain apart from its pacing: what the windows do (concurrency, where to
+ * continue, the horizon, the runs kept, `onPage`). {@link SvcClient.drainWindows} takes them with
+ * the pacing in {@link DrainWindowsOptions}; the window runner (`windowDrain.ts`) takes them alone
+ * and its rate gate beside them.
+ */
+export interface UnpacedWindowDrainOptions {
   /**
    * Windows with a request in flight at most. `1` is the sequential drain: one cursor over the
    * whole selection, ceil(N/50) requests, no windows. Default 16.
@@ -301,7 +309,7 @@ export interface WindowDrainOptions {
    * example the account's DLQ retention). Default 90 days. Only where windows split depends on it.
    */
   horizonMs?: number;
-  /** Windows the drain may open before it resumed anything (the constant of the request bound). Default 16. */
+  /** Windows the drain may open before it resumed anything (the constant of the request bound). Default 4 (`DEFAULT_WINDOW_ALLOWANCE`). */
   windowAllowance?: number;
   /** As in {@link DrainOptions.keepRuns}. */
   keepRuns?: boolean;
@@ -318,3 +326,12 @@ export interface WindowDrainOptions {
   /** Clock, unix ms (window bounds and rates). Default `Date.now`. */
   now?: () => number;
 }
+
+/**
+ * The former name of {@link UnpacedWindowDrainOptions} (it read like {@link DrainWindowsOptions},
+ * which adds the pacing).
+ *
+ * @deprecated Use {@link UnpacedWindowDrainOptions}, or {@link DrainWindowsOptions} for
+ * `SvcClient.drainWindows`. Kept for one minor version.
+ */
+export type WindowDrainOptions = UnpacedWindowDrainOptions;

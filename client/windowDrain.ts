@@ -34,7 +34,7 @@ import type {
   GateStatus,
   ResumedRun,
   ResumePage,
-  WindowDrainOptions,
+  UnpacedWindowDrainOptions,
   WindowDrainState,
 } from "./types";
 import { WindowPlan, type PlannedWindow } from "./windowPlan";
@@ -84,7 +84,7 @@ interface Setup {
 }
 
 /** Checks the options and builds the plan (saved state, start cursor or the whole selection). */
-function setUp(selection: DlqSelection, opts: WindowDrainOptions): Setup {
+function setUp(selection: DlqSelection, opts: UnpacedWindowDrainOptions): Setup {
   if (selection.dlqIds !== undefined) {
     throw new SvcError("SVC_INVALID_ARGUMENT", "`dlqIds` cannot be drained in windows; use resumeByIds");
   }
@@ -148,7 +148,7 @@ export async function drainWindows(
   selection: DlqSelection,
   step: WindowStep,
   gate: GateStatus | undefined,
-  opts: WindowDrainOptions = {},
+  opts: UnpacedWindowDrainOptions = {},
 ): Promise<WindowDrainProgress> {
   const setup = setUp(selection, opts);
   return new WindowRunner(setup, step, gate, opts).run();
@@ -167,7 +167,7 @@ class WindowRunner {
     private readonly s: Setup,
     private readonly step: WindowStep,
     private readonly gate: GateStatus | undefined,
-    private readonly opts: WindowDrainOptions,
+    private readonly opts: UnpacedWindowDrainOptions,
   ) {
     this.pool = new TaskPool(s.concurrency);
     this.tally = new Tally(s.keepRuns);

@@ -14,7 +14,7 @@ import * as fs from "node:fs";
 import { startEmulator, type RunningEmulator } from "../emulator";
 import { accountRateGates } from "../client";
 import { DlqRecoveryProvider } from "../components/providers/dlqRecovery";
-import { PartialStateError } from "../components/providers/engine";
+import { PartialStateError } from "../components/providers/engineProtocol";
 import type { DlqRecoveryInputs, DlqRecoveryOutputs } from "../components/providers/dlqRecoveryInputs";
 
 const TOKEN = "tok-soak-0000000000";

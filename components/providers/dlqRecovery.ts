@@ -56,7 +56,7 @@ import {
   type DlqRecoveryOutputs,
 } from "./dlqRecoveryInputs";
 import { DrainRun } from "./dlqRecoveryRun";
-import { engineAddress, isListening } from "./engine";
+import { engineLivenessProbe } from "./engineProtocol";
 
 export type { DlqRecoveryInputs, DlqRecoveryOutputs } from "./dlqRecoveryInputs";
 
@@ -68,11 +68,6 @@ export interface DlqRecoveryDeps {
   cwd: () => string;
   /** False once the engine that started this process is gone (the CLI was killed). */
   engineAlive: () => Promise<boolean>;
-}
-
-function defaultEngineAlive(): () => Promise<boolean> {
-  const address = engineAddress();
-  return address ? () => isListening(address) : async () => true;
 }
 
 /** The DlqRecovery provider's implementation. Tests call its methods directly. */
@@ -91,7 +86,7 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
       now: deps.now ?? Date.now,
       log: deps.log ?? ((line) => console.log(line)),
       cwd: deps.cwd ?? (() => process.cwd()),
-      engineAlive: deps.engineAlive ?? defaultEngineAlive(),
+      engineAlive: deps.engineAlive ?? engineLivenessProbe(),
     };
     this.settings = new Settings(this.deps.env, config);
   }

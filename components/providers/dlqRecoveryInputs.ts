@@ -20,7 +20,6 @@ import {
   unknownFlowControlFields,
   type DlqSelection,
   type ResumeOverrides,
-  type WindowDrainState,
 } from "../../client";
 import {
   DLQ_RECOVERY_RESULT_NAMES,
@@ -31,6 +30,7 @@ import {
 import { accountProblem } from "../../core/accountRef";
 import { Failures, checkBoolean, checkInteger, checkString, checkUrl, show } from "../../core/messages";
 import { isUnknown } from "../../core/unknownValue";
+import type { StoredWindowState } from "./dlqRecoveryState";
 
 /**
  * A `DlqRecoveryArgs` input as the provider receives it: the value itself (`pulumi.Unwrap`);
@@ -107,7 +107,7 @@ export interface DlqRecoveryDrainState {
   /** Where to continue a cut-off drain whose only open window is the whole selection. */
   cursor?: string;
   /** The windows a cut-off filter drain left open, with their cursors (at most 64, a few kB). */
-  windowState?: WindowDrainState;
+  windowState?: StoredWindowState;
   /** DLQ IDs not yet resumed by a cut-off `dlqIds` drain. */
   remainingDlqIds?: string[];
   /** Why the last drain was cut off. */

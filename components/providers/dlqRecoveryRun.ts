@@ -10,7 +10,6 @@ import {
   DrainError,
   MAX_RUNS_PER_REQUEST,
   overrideHeaders,
-  validateWindowState,
   type RateGate,
   type DrainProgress,
   type DrainWindow,
@@ -31,7 +30,8 @@ import {
   type DlqRecoveryOutputs,
 } from "./dlqRecoveryInputs";
 import { Progress, openRunLog } from "./dlqRecoveryProgress";
-import { EngineGoneError, PartialStateError, exitOrphanedProvider } from "./engine";
+import { fromStoredWindowState, toStoredWindowState } from "./dlqRecoveryState";
+import { EngineGoneError, exitOrphanedProvider, partialState } from "./engineProtocol";
 
 /** Milliseconds between two checks that the engine is still there, during a drain. */
 export const ENGINE_CHECK_MS = 1_000;
@@ -204,7 +204,7 @@ export class DrainRun {
     if (!complete) {
       // One cursor over the whole selection is saved as such (`cursor`); split windows as `windowState`.
       if (p.cursor !== undefined) out.cursor = p.cursor;
-      else if (p.windowState !== undefined) out.windowState = p.windowState;
+      else if (p.windowState !== undefined) out.windowState = toStoredWindowState(p.windowState);
       if (p.remainingDlqIds !== undefined) out.remainingDlqIds = p.remainingDlqIds;
       if (err) out.lastError = err;
     }
@@ -224,14 +224,14 @@ export class DrainRun {
     const message =
       `${explained.message}\n${this.label} was cut off after resuming ${outs.resumedCount} runs in ${outs.requestCount} requests; ` +
       `they are recorded in the state. ${nextStep(e.code)}`;
-    const state = { ...outs, __provider: (this.inputs as Record<string, unknown>).__provider };
-    return new PartialStateError(message, this.id, state, [message]);
+    return partialState(message, this.id, outs, this.inputs);
   }
 }
 
 /**
- * Where a cut-off filter drain continues: its saved windows, else (state of an older version, or
- * a sequential drain) its cursor. A saved state that is not valid is dropped and the drain starts
+ * Where a cut-off filter drain continues: its stored windows (the provider's format,
+ * `dlqRecoveryState.ts`, read as the client's state), else (state of an older version, or a
+ * sequential drain) its cursor. A saved state that is not valid is dropped and the drain starts
  * over, which resumes nothing twice: resumed entries have left the DLQ.
  */
 export function continueFrom(
@@ -241,7 +241,7 @@ export function continueFrom(
 ): { state?: WindowDrainState; startCursor?: string } {
   if (previous?.windowState !== undefined) {
     try {
-      return { state: validateWindowState(previous.windowState, selectionOf(inputs)) };
+      return { state: fromStoredWindowState(previous.windowState, selectionOf(inputs)) };
     } catch (e) {
       log(
         `${recoveryLabel(inputs)}: the saved window state is not valid (${(e as Error).message}); starting the drain over.`,

@@ -5,7 +5,8 @@
  * every drain of the process, and `concurrency: 1` as the sequential drain.
  */
 import { strict as assert } from "node:assert";
-import { accountRateGates, validateWindowState } from "../../../client";
+import { accountRateGates } from "../../../client";
+import { fromStoredWindowState } from "../../../components/providers/dlqRecoveryState";
 import {
   PASSWORD,
   TOKEN,
@@ -50,7 +51,7 @@ describe("components/providers/dlqRecovery: windowed drain state", () => {
     assert.equal(p.cursor, undefined, "several windows are open: no single cursor");
     assert.ok(p.windowState, "windowState is saved");
     const state = JSON.parse(JSON.stringify(p.windowState));
-    const valid = validateWindowState(state, {});
+    const valid = fromStoredWindowState(state, {});
     assert.ok(valid.windows.length >= 2, `windows open: ${JSON.stringify(valid.windows)}`);
     assert.equal(valid.runs, p.resumedCount, "the budget counts the runs resumed");
     assert.ok(JSON.stringify(state).length < 8_000);
@@ -74,7 +75,12 @@ describe("components/providers/dlqRecovery: windowed drain state", () => {
     assert.equal(outs.requestCount, resumeRequests(emu()).filter((r) => r.status === 200).length);
     assertResumedExactlyOnce(emu(), ids);
     // The continuation's first requests are the saved windows, each from its cursor.
-    const saved = e.properties.windowState?.windows ?? [];
+    const saved = e.properties.windowState?.windows;
+    assert.ok(saved && saved.length >= 2, `several windows saved: ${JSON.stringify(saved)}`);
+    assert.ok(
+      saved.some((w) => w.cursor !== undefined),
+      "a saved window continues from its cursor",
+    );
     const first = resumeRequests(emu()).slice(before, before + saved.length);
     // As sent: [fromDate, toDate, cursor] of the request, and of each saved window.
     const sent = first.map((r) => JSON.stringify([r.query.fromDate, r.query.toDate, r.query.cursor]));

@@ -1,0 +1,116 @@
+/**
+ * What a dynamic provider relies on from the Pulumi engine and from `@pulumi/pulumi`'s
+ * dynamic-provider server (`cmd/dynamic-provider/index.js`) beyond the `ResourceProvider`
+ * interface: every such assumption of this library is here, and nowhere else.
+ *
+ * Checked against `@pulumi/pulumi` {@link PULUMI_CHECKED_VERSION}; `engineProtocol.test.ts` reads
+ * the installed server and fails when one of these changes:
+ *
+ * 1. **Process arguments.** The server is started as `node …/cmd/dynamic-provider/index.js
+ *    <engine host:port> …` (`main(process.argv.slice(2))`): the engine's address is the first
+ *    argument. A failed TCP connect to it means the engine is gone (`pulumi up` was killed
+ *    outright), and the provider process lives on as an orphan: a drain would go on resuming
+ *    runs no state will ever record. {@link engineLivenessProbe} checks it; a drain stopped by it
+ *    ({@link EngineGoneError}) ends the process ({@link exitOrphanedProvider}).
+ * 2. **Partial state.** When `create` or `update` rejects with an error that has an `id`, the
+ *    server (`grpcResponseFromError`) packs `id`, `properties` and `reasons` of the error into an
+ *    `ErrorResourceInitFailed`, which the engine saves as the resource's state with `reasons` as its
+ *    init errors. {@link PartialStateError} has exactly these fields.
+ * 3. **`__provider`.** The server copies the serialized provider ({@link PROVIDER_KEY}) into the
+ *    outputs of a successful `create`, `update` and `read` (`resultIncludingProvider`), but not
+ *    into the properties of a rejection: a partial state without it could never be updated or
+ *    deleted. {@link partialState} carries it from the inputs.
+ */
+import "../../client/requireNode"; // first: one clear error on a Node.js older than 22.19
+import * as net from "node:net";
+
+/** The `@pulumi/pulumi` version whose dynamic-provider server this module was checked against. */
+export const PULUMI_CHECKED_VERSION = "3.259.0";
+
+/** The property that holds the serialized provider in a dynamic resource's inputs and state. */
+export const PROVIDER_KEY = "__provider";
+
+/** The engine's `host:port` when this process is a dynamic provider; else undefined. */
+export function engineAddress(argv: readonly string[] = process.argv): string | undefined {
+  if (!/dynamic-provider/.test(argv[1] ?? "")) return undefined;
+  const addr = argv[2];
+  return addr && /^[\w.-]+:\d+$/.test(addr) ? addr : undefined;
+}
+
+/** Resolves false when nothing accepts a connection at `address` within `timeoutMs`. */
+export function isListening(address: string, timeoutMs = 1_000): Promise<boolean> {
+  const i = address.lastIndexOf(":");
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: address.slice(0, i), port: Number(address.slice(i + 1)) });
+    const done = (alive: boolean) => {
+      socket.destroy();
+      resolve(alive);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once("connect", () => done(true));
+    socket.once("error", () => done(false));
+  });
+}
+
+/**
+ * Whether the engine that started this process is still there: a connect to its address, when
+ * this process is a dynamic provider; otherwise (tests, a program's own process) always true.
+ */
+export function engineLivenessProbe(argv: readonly string[] = process.argv): () => Promise<boolean> {
+  const address = engineAddress(argv);
+  return address ? () => isListening(address) : async () => true;
+}
+
+/** Thrown by a drain that stops because the engine is gone. */
+export class EngineGoneError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "EngineGoneError";
+  }
+}
+
+/**
+ * Rejects a create or update that failed part-way: the engine saves `properties` as the
+ * resource's state, with `reasons` as its init errors, so nothing done so far is lost (the
+ * dynamic-provider server packs `id`, `properties` and `reasons` into `ErrorResourceInitFailed`).
+ * Build it with {@link partialState}, which carries `__provider`.
+ */
+export class PartialStateError extends Error {
+  /**
+   * @param message - what happened and what to do
+   * @param id - the resource's ID
+   * @param properties - the state to save
+   * @param reasons - the init errors to record (usually `[message]`)
+   */
+  constructor(
+    message: string,
+    readonly id: string,
+    readonly properties: Record<string, unknown>,
+    readonly reasons: string[],
+  ) {
+    super(message);
+    this.name = "PartialStateError";
+  }
+}
+
+/**
+ * The rejection that saves `outputs` as the state of resource `id`, with the serialized provider
+ * of `inputs` (the server does not add it to a rejection) and `message` as its one init error.
+ */
+export function partialState(
+  message: string,
+  id: string,
+  outputs: object,
+  inputs: object,
+): PartialStateError {
+  const properties = { ...outputs, [PROVIDER_KEY]: (inputs as Record<string, unknown>)[PROVIDER_KEY] };
+  return new PartialStateError(message, id, properties, [message]);
+}
+
+/**
+ * In a dynamic-provider process whose engine is gone, nobody will ever call it again:
+ * exit shortly, once the last lines are written, instead of lingering as an orphan.
+ */
+export function exitOrphanedProvider(argv: readonly string[] = process.argv): void {
+  if (engineAddress(argv)) setTimeout(() => process.exit(1), 200).unref();
+}
