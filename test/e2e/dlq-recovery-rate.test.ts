@@ -130,7 +130,7 @@ describe("e2e: DlqRecovery at the account's rate limit", function () {
     selected.forEach((ids, i) => {
       const ideal = Math.ceil(ids.length / 50);
       assert.ok(
-        requestCount[i] >= ideal && requestCount[i] <= Math.ceil(1.1 * ideal) + 32,
+        requestCount[i] >= ideal && requestCount[i] <= Math.ceil(1.1 * ideal) + 4,
         `resource ${i}: ${requestCount[i]} requests for ${ids.length} entries`,
       );
     });
