@@ -16,7 +16,13 @@ import {
   type AccountConnection,
   type Binding,
 } from "./accounts";
-import { isLimitValue, type AccountLimitsConfig, type LimitSpec, type ResolvedLimit } from "./limits";
+import {
+  describeSource,
+  isLimitValue,
+  type AccountLimitsConfig,
+  type LimitSpec,
+  type ResolvedLimit,
+} from "./limits";
 import {
   describeLive,
   liveAccountFromSettings,
@@ -55,16 +61,27 @@ export interface UncheckedChecks {
   readonly resources: Set<string>;
 }
 
+/** Checks of one limit that ran against the strictest of several Accounts. */
+export interface StrictestChecks {
+  readonly spec: LimitSpec;
+  /** What the limit was taken from, e.g. "the strictest of the Accounts `a` (2), `b` (10) (...)". */
+  readonly source: string;
+  /** Labels of the resources checked so. */
+  readonly resources: Set<string>;
+}
+
 /** What happened in this run, for the one summary message. */
 export interface RunNotes {
   /** The stack's live source's outcome, when it was consulted. */
   live?: LiveAccountResult;
   /** Checks that could not run, by limit and cause. */
   readonly unchecked: Map<string, UncheckedChecks>;
+  /** Checks that ran against the strictest of several Accounts, by limit. */
+  readonly strictest: Map<string, StrictestChecks>;
 }
 
 function freshNotes(): RunNotes {
-  return { unchecked: new Map() };
+  return { unchecked: new Map(), strictest: new Map() };
 }
 
 function unchecked(cause: string, deferrable = false): Resolution {
@@ -280,12 +297,16 @@ export class LimitsContext {
   }
 
   /**
-   * Settles a check whose limit was not found: a Workflow waits for `up` when only unknown
+   * Settles a check: one whose limit was found against the strictest of several Accounts is
+   * noted for `account-limits-strictest`. One whose limit was not found: a Workflow waits for `up` when only unknown
    * values are missing (noted in `unknowns`); anything else is noted as unchecked, which fails
    * the preview through `account-limits-source`. A DlqRecovery never waits: its drain cannot be undone.
    */
   settle(spec: LimitSpec, resource: PolicyResource, res: Resolution, unknowns: UnknownValues): void {
-    if (res.kind === "ok") return;
+    if (res.kind === "ok") {
+      if (res.limit.source.kind === "strictest") this.noteStrictest(res.limit, resource);
+      return;
+    }
     if (res.deferrable && resource.type === WORKFLOW_TYPE) {
       unknowns.add(resource, `account ${spec.field}`, res.cause);
     } else {
@@ -318,6 +339,22 @@ export class LimitsContext {
     const entry = this.notes.unchecked.get(key) ?? { spec, cause, resources: new Set<string>() };
     for (const r of resources) entry.resources.add(label(r));
     this.notes.unchecked.set(key, entry);
+  }
+
+  /** Notes a check that ran against the strictest of several Accounts, for `account-limits-strictest`. */
+  private noteStrictest(limit: ResolvedLimit, resource: PolicyResource): void {
+    const entry = this.notes.strictest.get(limit.spec.field) ?? {
+      spec: limit.spec,
+      source: describeSource(limit.source),
+      resources: new Set<string>(),
+    };
+    entry.resources.add(label(resource));
+    this.notes.strictest.set(limit.spec.field, entry);
+  }
+
+  /** The notes of this run so far, left in place (`account-limits-source` takes them last). */
+  peekNotes(): RunNotes {
+    return this.notes;
   }
 
   /** Hands over the notes of this run and starts a new one. */

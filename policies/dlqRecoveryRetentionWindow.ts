@@ -82,10 +82,8 @@ export function dlqRecoveryRetentionWindow(ctx: LimitsContext): StackValidationP
         const toDate = readNumber(resource.props, ["toDate"]);
         if (fromDate.kind === "absent" && toDate.kind === "absent") continue;
         const res = await ctx.resolve(spec, config, args.resources, bindingOf(resource));
-        if (res.kind !== "ok") {
-          ctx.settle(spec, resource, res, unknowns);
-          continue;
-        }
+        ctx.settle(spec, resource, res, unknowns);
+        if (res.kind !== "ok") continue;
         const message = windowProblem(resource, res.limit, ctx.now(), fromDate, toDate);
         if (message !== undefined) reportViolation(message, resource.urn);
         else if (fromDate.kind === "unknown" || toDate.kind === "unknown") {

@@ -70,9 +70,9 @@ export function maxLimitPolicy(ctx: LimitsContext, o: MaxLimitPolicyOptions): St
           const value = target.read(resource.props);
           if (value.kind === "absent") continue;
           const res = await ctx.resolve(o.spec, config, args.resources, bindingOf(resource));
-          if (res.kind !== "ok") {
-            ctx.settle(o.spec, resource, res, unknowns);
-          } else if (value.kind === "unknown") {
+          ctx.settle(o.spec, resource, res, unknowns);
+          if (res.kind !== "ok") continue;
+          if (value.kind === "unknown") {
             ctx.settleUnknownValue(o.spec, resource, target.property, unknowns);
           } else if ((value.value as number) > res.limit.value) {
             reportViolation(

@@ -7,6 +7,7 @@
  */
 import type { StackValidationPolicy } from "@pulumi/policy";
 import { accountLimitsSource } from "./accountLimitsSource";
+import { accountLimitsStrictest } from "./accountLimitsStrictest";
 import { LimitsContext, type LimitsContextOptions } from "./context";
 import { dlqRecoveryOverlap } from "./dlqRecoveryOverlap";
 import { dlqRecoveryRetentionWindow } from "./dlqRecoveryRetentionWindow";
@@ -42,6 +43,7 @@ export function createPolicies(options: LimitsContextOptions = {}): SvcLimitsPac
       workflowMaxGlobalParallelism(context),
       dlqRecoveryRetentionWindow(context),
       dlqRecoveryOverlap(),
+      accountLimitsStrictest(context),
       accountLimitsSource(context),
     ],
   };

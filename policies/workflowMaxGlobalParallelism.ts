@@ -87,10 +87,8 @@ export function workflowMaxGlobalParallelism(ctx: LimitsContext): StackValidatio
       const config = args.getConfig<LimitPolicyConfig>();
       for (const group of groups.values()) {
         const res = await ctx.resolve(spec, config, args.resources, group.binding);
-        if (res.kind !== "ok") {
-          for (const r of group.contributors) ctx.settle(spec, r, res, unknowns);
-          continue;
-        }
+        for (const r of group.contributors) ctx.settle(spec, r, res, unknowns);
+        if (res.kind !== "ok") continue;
         let total = 0;
         for (const entry of group.keys.values()) total += entry.parallelism;
         if (total <= res.limit.value) continue;

@@ -176,6 +176,33 @@ describe("policies: each resource against its own account", () => {
     );
   });
 
+  it("says on a passing preview which resources were checked against the strictest of several Accounts", async () => {
+    const s = happyStack();
+    s.accounts.big = accountOutputs({ maxParallelism: 10 });
+    s.accounts.small = accountOutputs({ maxParallelism: 3 });
+    const out = await runPack(pack(liveNone()), toResources(s));
+    assert.deepEqual(out[POLICY].violations, []);
+    assert.deepEqual(out["account-limits-source"].violations, []);
+    const message = onlyMessage(out["account-limits-strictest"]);
+    assert.match(message, /^These resources have no `account`, and were checked against the strictest limit/);
+    assert.match(
+      message,
+      /max_parallelism \(workflow-max-parallelism\): DlqRecovery `replay`, Workflow `billing`, Workflow `orders`: the strictest of the Accounts `big` \(10\), `small` \(3\)/,
+    );
+    assert.match(message, /Set `account` on each/);
+  });
+
+  it("says nothing of the strictest limit with one Account, or when every resource names its account", async () => {
+    const one = happyStack();
+    one.accounts.only = accountOutputs({ maxParallelism: 10 });
+    assert.deepEqual(
+      (await runPack(pack(liveNone()), toResources(one)))["account-limits-strictest"].violations,
+      [],
+    );
+    const live = await runPack(pack(liveOk()), toResources(happyStack()));
+    assert.deepEqual(live["account-limits-strictest"].violations, []);
+  });
+
   it("defers a Workflow whose `account` is unknown in preview, and fails a DlqRecovery closed", async () => {
     const s = happyStack();
     s.workflows.orders.account = UNKNOWN;

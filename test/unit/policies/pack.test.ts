@@ -25,6 +25,7 @@ describe("policy pack svc-limits", () => {
         ["workflow-max-global-parallelism", "advisory"],
         ["dlq-recovery-retention-window", "advisory"],
         ["dlq-recovery-overlap", "advisory"],
+        ["account-limits-strictest", "advisory"],
         ["account-limits-source", "mandatory"],
       ],
     );
