@@ -30,6 +30,11 @@ function spawnCli(args: string[]): Cli {
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
+  return watch(child);
+}
+
+/** Collects a child's output and exit code. */
+function watch(child: ChildProcess): Cli {
   const cli: Cli = {
     child,
     stdout: "",
@@ -171,14 +176,7 @@ describe("emulator CLI", function () {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "pipe"],
     });
-    const cli: Cli = {
-      child,
-      stdout: "",
-      stderr: "",
-      exit: new Promise((resolve) => child.on("exit", (code) => resolve(code))),
-    };
-    child.stdout?.on("data", (chunk: Buffer) => (cli.stdout += chunk.toString()));
-    child.stderr?.on("data", (chunk: Buffer) => (cli.stderr += chunk.toString()));
+    const cli = watch(child);
     const [first] = await waitForLines(cli, STARTUP_LINES);
     const url = (/listening on (\S+)$/.exec(first) ?? [])[1];
     assert.equal((await fetch(`${url}/admin`)).status, 200);
