@@ -146,10 +146,50 @@ export function openRunLog(
     fs.writeFileSync(file, "");
     pruneRunLogs(path.dirname(file), RUN_LOGS_KEPT, path.basename(file));
   }
+  const lines = new RunLogLines();
   return (runs) => {
     if (runs.length === 0) return;
-    fs.appendFileSync(file, runs.map((r) => JSON.stringify(r)).join("\n") + "\n");
+    fs.appendFileSync(file, lines.encode(runs));
   };
+}
+
+/** An ID that JSON writes as it is, between quotes: printable ASCII without `"` or `\`. */
+const PLAIN_ID = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+/**
+ * Encodes a page of runs as run log lines, `{"workflowRunId":"…","workflowCreatedAt":…}` each, into
+ * one buffer reused from page to page: a drain writes a million lines, and a string a run (then a
+ * joined string, then its bytes) is what grew the provider's young generation (docs/benchmarks.md
+ * section 7). The lines are exactly `JSON.stringify` of each run.
+ */
+export class RunLogLines {
+  private buf = Buffer.allocUnsafe(16 * 1024);
+
+  /** The lines of `runs`, each ending in a newline: a view of the reused buffer, valid until the next call. */
+  encode(runs: readonly ResumedRun[]): Buffer {
+    let at = 0;
+    for (let i = 0; i < runs.length; i++) {
+      const r = runs[i];
+      const id = PLAIN_ID.test(r.workflowRunId)
+        ? r.workflowRunId
+        : JSON.stringify(r.workflowRunId).slice(1, -1);
+      // Every character of `id` is at most 3 bytes in UTF-8; the rest of a line is under 64.
+      this.reserve(at + id.length * 3 + 64);
+      at += this.buf.write('{"workflowRunId":"', at, "latin1");
+      at += this.buf.write(id, at, "utf8");
+      at += this.buf.write('","workflowCreatedAt":', at, "latin1");
+      at += this.buf.write(String(r.workflowCreatedAt), at, "latin1");
+      at += this.buf.write("}\n", at, "latin1");
+    }
+    return this.buf.subarray(0, at);
+  }
+
+  private reserve(bytes: number): void {
+    if (bytes <= this.buf.length) return;
+    const bigger = Buffer.allocUnsafe(Math.max(bytes, this.buf.length * 2));
+    this.buf.copy(bigger);
+    this.buf = bigger;
+  }
 }
 
 /**

@@ -98,6 +98,13 @@ describe("client/validate: validateResumePage", () => {
     );
   });
 
+  it("keeps a run's two fields only, whatever else the service sends with it", () => {
+    const page = validateResumePage({
+      workflowRuns: [{ workflowRunId: "wfr_1", workflowCreatedAt: 1, region: "eu", extra: { a: 1 } }],
+    });
+    assert.deepEqual(page.workflowRuns, [{ workflowRunId: "wfr_1", workflowCreatedAt: 1 }]);
+  });
+
   it('reads "" and an absent cursor as done', () => {
     assert.equal(validateResumePage({ cursor: "", workflowRuns: [] }).cursor, undefined);
     assert.equal(validateResumePage({ workflowRuns: [] }).cursor, undefined);

@@ -12,6 +12,7 @@ import {
   MAX_PROGRESS_LINES,
   Progress,
   RUN_LOGS_KEPT,
+  RunLogLines,
   count,
   openRunLog,
 } from "../../../components/providers/dlqRecoveryProgress";
@@ -125,5 +126,25 @@ describe("components/providers/dlqRecovery: quiet by default", function () {
     assert.equal(trimmed.resumedRunsTruncated, true);
     assert.equal(trimmed.startedAt, outs.startedAt);
     assert.equal((await provider.diff("id", trimmed, inputs)).changes, false, "then nothing more to do");
+  });
+
+  it("writes run log lines exactly as JSON.stringify would, for any ID, into one reused buffer", () => {
+    const lines = new RunLogLines();
+    const odd = [
+      "wfr_plain",
+      'wfr_"quoted"',
+      "wfr_back\\slash",
+      "wfr_ünï€😀",
+      "wfr_\u0001ctl",
+      "x".repeat(40_000),
+    ];
+    const runs = odd.map((workflowRunId, i) => ({ workflowRunId, workflowCreatedAt: 1_750_000_000_000 + i }));
+    const expected = runs.map((r) => JSON.stringify(r) + "\n").join("");
+    assert.equal(lines.encode(runs).toString("utf8"), expected);
+    assert.equal(
+      lines.encode(runs.slice(0, 1)).toString("utf8"),
+      JSON.stringify(runs[0]) + "\n",
+      "a view of this page only",
+    );
   });
 });
