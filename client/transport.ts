@@ -6,8 +6,16 @@
  * @packageDocumentation
  */
 import { isIP } from "node:net";
-import { Pool, type Dispatcher } from "undici";
+import type { Dispatcher, Pool as UndiciPool } from "undici";
 import { SvcError } from "./errors";
+
+/**
+ * undici's `Pool`, from its own module: undici's index also loads `fetch`, WebSocket, caches and
+ * their WebAssembly, 29 MB of RSS in every thread that loads it against 15 MB for the pool alone
+ * (the provider process loads it in two: docs/benchmarks.md section 7). undici 8 has no `exports`
+ * map; the module is the one its index re-exports as `Pool`.
+ */
+const Pool: typeof UndiciPool = require("undici/lib/dispatcher/pool");
 
 /** Default connect timeout, milliseconds. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
@@ -241,7 +249,7 @@ export interface TransportOptions {
 /** Sends single HTTP attempts over one keep-alive pool per origin. */
 export class Transport {
   private readonly injected?: Dispatcher;
-  private readonly pools = new Map<string, Pool>();
+  private readonly pools = new Map<string, UndiciPool>();
   private readonly connectTimeoutMs: number;
   private readonly requestTimeoutMs: number;
   private closed = false;

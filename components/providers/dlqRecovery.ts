@@ -32,7 +32,7 @@
 import "../../client/requireNode"; // first: one clear error on a Node.js older than 22.19
 import * as crypto from "node:crypto";
 import type * as pulumi from "@pulumi/pulumi";
-import { SvcClient, SvcError, accountRateGates } from "../../client";
+import { SvcError } from "../../client";
 import { resolveEndpoint } from "../../client/transport";
 import { accountLimitsOnce, type AccountLimits } from "../../core/accountClient";
 import { parseAccountRef } from "../../core/accountRef";
@@ -55,8 +55,9 @@ import {
   type DlqRecoveryInputs,
   type DlqRecoveryOutputs,
 } from "./dlqRecoveryInputs";
-import { DrainRun } from "./dlqRecoveryRun";
-import { engineLivenessProbe } from "./engineProtocol";
+import { runDrainJob, type DrainJob } from "./dlqRecoveryRun";
+import { drainThread } from "./drainThread";
+import { engineLivenessProbe, exitOrphanedProvider } from "./engineProtocol";
 
 export type { DlqRecoveryInputs, DlqRecoveryOutputs } from "./dlqRecoveryInputs";
 
@@ -68,6 +69,14 @@ export interface DlqRecoveryDeps {
   cwd: () => string;
   /** False once the engine that started this process is gone (the CLI was killed). */
   engineAlive: () => Promise<boolean>;
+  /** Ends the provider process once the engine is gone. */
+  exitOrphaned: () => void;
+  /**
+   * Where drains run: in this thread (the default of a provider built in code, such as a test's),
+   * or in the provider process's drain thread (`drainThread.ts`), as the provider the CLI loads
+   * does: its young generation stays small beside the SDK's (docs/benchmarks.md section 7).
+   */
+  drainIn: "this thread" | "drain thread";
 }
 
 /** The DlqRecovery provider's implementation. Tests call its methods directly. */
@@ -87,6 +96,8 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
       log: deps.log ?? ((line) => console.log(line)),
       cwd: deps.cwd ?? (() => process.cwd()),
       engineAlive: deps.engineAlive ?? engineLivenessProbe(),
+      exitOrphaned: deps.exitOrphaned ?? (() => exitOrphanedProvider()),
+      drainIn: deps.drainIn ?? "this thread",
     };
     this.settings = new Settings(this.deps.env, config);
   }
@@ -203,21 +214,11 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
   ): Promise<DlqRecoveryOutputs> {
     const label = recoveryLabel(inputs);
     const s = this.settings.require(RESUME_SETTINGS, inputs, label);
-    const url = s.baseUrl.value;
-    const run = new DrainRun(this.deps, id, inputs, previous);
-    const client = new SvcClient({
-      baseUrl: url,
-      token: s.token.value,
-      allowInsecureHttp: inputs.allowInsecureHttp === true,
-    });
-    try {
-      const limits = await this.accountLimits(inputs, label);
-      // One gate per account (resume URL and token) in this process: the drains of that account share it.
-      const gate = accountRateGates.forAccount(url, s.token.value, limits.maxRequestsPerSecond);
-      return await run.run({ client, gate, limits, url, origins: { token: s.token } });
-    } finally {
-      await client.close();
-    }
+    const limits = await this.accountLimits(inputs, label);
+    const job: DrainJob = { id, inputs, previous, baseUrl: s.baseUrl.value, token: s.token, limits };
+    return this.deps.drainIn === "drain thread"
+      ? drainThread().run(job, this.deps)
+      : runDrainJob(job, this.deps);
   }
 }
 
@@ -235,4 +236,4 @@ function trimRecorded(outs: DlqRecoveryOutputs, inputs: DlqRecoveryInputs): DlqR
 }
 
 /** The instance the `DlqRecovery` resource's provider loads. */
-export const provider = new DlqRecoveryProvider();
+export const provider = new DlqRecoveryProvider({ drainIn: "drain thread" });

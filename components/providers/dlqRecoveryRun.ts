@@ -8,16 +8,18 @@ import "../../client/requireNode"; // first: one clear error on a Node.js older 
 import {
   DEFAULT_WINDOW_CONCURRENCY,
   DrainError,
+  SvcClient,
+  accountRateGates,
   MAX_RUNS_PER_REQUEST,
   overrideHeaders,
   type RateGate,
   type DrainProgress,
   type DrainWindow,
   type ResumedRun,
-  type SvcClient,
   type WindowDrainState,
 } from "../../client";
 import type { AccountLimits } from "../../core/accountClient";
+import type { Resolved } from "../../core/connection";
 import { describeOrigins, explainServiceError, nextStep } from "../../core/messages";
 import {
   DEFAULT_MAX_RECORDED_RUNS,
@@ -31,7 +33,7 @@ import {
 } from "./dlqRecoveryInputs";
 import { Progress, openRunLog } from "./dlqRecoveryProgress";
 import { fromStoredWindowState, toStoredWindowState } from "./dlqRecoveryState";
-import { EngineGoneError, exitOrphanedProvider, partialState } from "./engineProtocol";
+import { EngineGoneError, partialState } from "./engineProtocol";
 
 /** Milliseconds between two checks that the engine is still there, during a drain. */
 export const ENGINE_CHECK_MS = 1_000;
@@ -43,6 +45,45 @@ export interface DrainDeps {
   cwd: () => string;
   /** False once the engine that started this process is gone (the CLI was killed). */
   engineAlive: () => Promise<boolean>;
+  /** Ends the provider process once the engine is gone (`exitOrphanedProvider`). */
+  exitOrphaned: () => void;
+}
+
+/**
+ * One drain as the provider hands it over, once its settings and limits are resolved: plain
+ * data, so that it can run in the provider's thread or in the drain thread (`drainThread.ts`).
+ */
+export interface DrainJob {
+  /** The resource's ID. */
+  id: string;
+  inputs: DlqRecoveryInputs;
+  /** The outputs of the cut-off drain this one continues, if any. */
+  previous: DlqRecoveryOutputs | undefined;
+  /** The resume URL and the token, with where they came from. */
+  baseUrl: string;
+  token: Resolved;
+  /** The account's limits, when read. */
+  limits: AccountLimits;
+}
+
+/**
+ * Runs one drain: its client, the account's rate gate (one per account and thread, shared by
+ * the drains of that account), then {@link DrainRun}.
+ */
+export async function runDrainJob(job: DrainJob, deps: DrainDeps): Promise<DlqRecoveryOutputs> {
+  const { inputs, baseUrl: url, token } = job;
+  const run = new DrainRun(deps, job.id, inputs, job.previous);
+  const client = new SvcClient({
+    baseUrl: url,
+    token: token.value,
+    allowInsecureHttp: inputs.allowInsecureHttp === true,
+  });
+  try {
+    const gate = accountRateGates.forAccount(url, token.value, job.limits.maxRequestsPerSecond);
+    return await run.run({ client, gate, limits: job.limits, url, origins: { token } });
+  } finally {
+    await client.close();
+  }
 }
 
 /** The connection of a drain, as `dlqRecovery.ts` sets it up. */
@@ -115,7 +156,8 @@ export class DrainRun {
 
   /** Records the runs of one page: state (up to `maxRecordedRuns`), run log, engine check. */
   private async record(runs: ResumedRun[]): Promise<void> {
-    for (const r of runs) if (this.recorded.length < this.maxRecorded) this.recorded.push(r);
+    const room = this.maxRecorded - this.recorded.length;
+    if (room > 0) this.recorded.push(...runs.slice(0, room));
     this.runLog?.(runs);
     // A killed CLI leaves this process behind: stop resuming runs no state will record.
     if (this.deps.now() - this.lastEngineCheck < ENGINE_CHECK_MS) return;
@@ -216,7 +258,7 @@ export class DrainRun {
     const gone = e instanceof EngineGoneError ? e : e instanceof Error ? e.cause : undefined;
     if (gone instanceof EngineGoneError) {
       this.deps.log(gone.message);
-      exitOrphanedProvider();
+      this.deps.exitOrphaned();
     }
     const explained = explainServiceError(e, this.label, c.url, describeOrigins(c.origins));
     if (!(e instanceof DrainError)) return explained;

@@ -1,0 +1,133 @@
+/**
+ * The drain thread (components/providers/drainThread.ts), against the real emulator over
+ * loopback: a provider whose drains run in its worker thread, as the provider the CLI loads does,
+ * gives the outputs, progress lines and run log of a drain in its own thread; a cut-off drain
+ * still rejects with the partial state the engine saves; errors keep their class and message,
+ * without the token; a gone engine ends the provider process from the provider's thread.
+ */
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { DlqRecoveryProvider, type DlqRecoveryDeps } from "../../components/providers/dlqRecovery";
+import { crossingError, rebuiltError } from "../../components/providers/drainThread";
+import { PartialStateError } from "../../components/providers/engineProtocol";
+import { ServiceError } from "../../core/messages";
+import { startEmulator, type RunningEmulator } from "../../emulator";
+
+const TOKEN = "tok-thread-3b9e51d7";
+
+describe("integration: drains in the drain thread", function () {
+  this.timeout(120_000);
+  let emulator: RunningEmulator;
+  let cwd: string;
+
+  function provider(deps: Partial<DlqRecoveryDeps> = {}) {
+    const logs: string[] = [];
+    const p = new DlqRecoveryProvider({
+      env: {},
+      log: (line) => logs.push(line),
+      cwd: () => cwd,
+      drainIn: "drain thread",
+      ...deps,
+    });
+    return { p, logs };
+  }
+
+  const inputs = (token = TOKEN) => ({ all: true, baseUrl: emulator.url, token, recoveryName: "thread" });
+
+  beforeEach(async () => {
+    emulator = await startEmulator({ plan: "payg", token: TOKEN });
+    cwd = fs.mkdtempSync(path.join(os.tmpdir(), "svc-drain-thread-"));
+  });
+  afterEach(async () => {
+    await emulator?.close();
+    fs.rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it("drains as in the provider's thread: outputs, progress lines, run log, each entry once", async () => {
+    emulator.seed(2_000);
+    const { p, logs } = provider();
+    const outs = (await p.create(inputs())).outs!;
+    assert.equal(outs.resumedCount, 2_000);
+    assert.equal(outs.complete, true);
+    assert.equal(outs.resumedRuns.length, 10, "maxRecordedRuns' default");
+    assert.equal(emulator.state.ledger.totals().duplicates, 0);
+    assert.equal(emulator.state.dlq.size, 0);
+    assert.match(logs.at(-1) ?? "", /2000 runs resumed in \d+ requests.*done/);
+    const runLog = path.join(cwd, "svc-recovery", "thread", `${outs.specHash}.jsonl`);
+    const lines = fs.readFileSync(runLog, "utf8").trim().split("\n");
+    assert.equal(lines.length, 2_000);
+    assert.deepEqual(Object.keys(JSON.parse(lines[0])), ["workflowRunId", "workflowCreatedAt"]);
+  });
+
+  it("a drain cut off by the daily limit rejects with its partial state and the daily-limit message", async () => {
+    emulator.seed(1_000);
+    emulator.setDailyLimit(8);
+    const { p } = provider();
+    const err = await p.create(inputs()).then(
+      () => assert.fail("the drain should have been cut off"),
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof PartialStateError, `a PartialStateError, got ${String(err)}`);
+    assert.match(err.message, /daily limit of 8 requests is spent.*\[SVC_DAILY_LIMIT\]/);
+    const partial = err.properties as { resumedCount: number; complete: boolean; windowState?: unknown };
+    assert.equal(partial.complete, false);
+    assert.equal(partial.resumedCount, emulator.state.ledger.totals().distinctEntriesResumed);
+    assert.ok(partial.resumedCount > 0 && partial.resumedCount < 1_000, `resumed ${partial.resumedCount}`);
+    assert.equal(emulator.state.ledger.totals().duplicates, 0);
+  });
+
+  it("a refused token fails with the explained error, its class kept, the token nowhere in it", async () => {
+    emulator.seed(10);
+    const { p, logs } = provider();
+    const wrong = "tok-wrong-7f21c9aa";
+    const err = await p.create(inputs(wrong)).then(
+      () => assert.fail("the drain should have failed"),
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof ServiceError || err instanceof PartialStateError, String(err));
+    assert.match((err as Error).message, /rejected the credentials \(HTTP 401\)/);
+    const everything = JSON.stringify({
+      err: String(err),
+      props: (err as PartialStateError).properties,
+      logs,
+    });
+    assert.ok(!everything.includes(wrong), "the token appears nowhere");
+  });
+
+  it("a gone engine stops the drain and ends the process from the provider's thread", async () => {
+    emulator.seed(3_000);
+    emulator.setFaults({ seed: 1, latencyMs: 20, endpoints: ["resume"] });
+    let exits = 0;
+    const { p, logs } = provider({ engineAlive: async () => false, exitOrphaned: () => (exits += 1) });
+    const err = await p.create(inputs()).then(
+      () => assert.fail("the drain should have stopped"),
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof PartialStateError, String(err));
+    assert.ok(
+      logs.some((l) => /the Pulumi engine is gone/.test(l)),
+      logs.join("\n"),
+    );
+    assert.equal(exits, 1, "exitOrphaned called once, in the provider's thread");
+  });
+
+  it("errors cross the thread boundary with their class, message and partial state", () => {
+    const partial = new PartialStateError("cut off", "dlqr-1", { resumedCount: 3 }, ["cut off"]);
+    const back = rebuiltError(crossingError(partial));
+    assert.ok(back instanceof PartialStateError);
+    assert.deepEqual(
+      { message: back.message, id: back.id, properties: back.properties, reasons: back.reasons },
+      { message: "cut off", id: "dlqr-1", properties: { resumedCount: 3 }, reasons: ["cut off"] },
+    );
+    const service = rebuiltError(
+      crossingError(new ServiceError("DlqRecovery `x`", "it failed", "SVC_TIMEOUT", null)),
+    );
+    assert.ok(service instanceof ServiceError);
+    assert.equal(service.message, "DlqRecovery `x`: it failed");
+    assert.equal(service.code, "SVC_TIMEOUT");
+    const plain = rebuiltError(crossingError(new TypeError("boom")));
+    assert.equal(plain.message, "boom");
+  });
+});
