@@ -219,7 +219,7 @@ export class WindowPlan {
     // piece holding the cluster is narrowed at once.
     if (w.piece && w.pages < 2 && !this.clustered) return 0;
     if (this.open.some((o) => o !== w && !o.atomic && o.pages > w.pages)) return 0;
-    const room = windowRoom(this, this.open.length, this.settings);
+    const room = windowRoom(this, this.open.length, this.settings, true);
     return Math.min(1 + idle, 1 + missing, 1 + room, this.clustered ? 2 : MAX_PIECES);
   }
 
