@@ -59,7 +59,7 @@ class SecondLimit {
   }
 }
 
-const TRACE = process.argv.includes("--trace");
+const TRACE = process.argv.includes("--trace") || process.env.SIM_TRACE === "1";
 
 /** `--trace`: one line per answer on stderr: time, window (from, width), cursor or not, runs. */
 function trace(now: number, w: DrainWindow, cursor: string | undefined, page: ResumePage): void {
