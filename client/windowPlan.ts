@@ -360,7 +360,9 @@ export class WindowPlan {
     const to = this.open[hi].window.to;
     if (from !== undefined) window.from = from;
     if (to !== undefined) window.to = to;
-    this.open.splice(lo, hi - lo + 1, { ...this.planned(window, false), piece: true, held: true });
+    // Sent later, it is narrowed with probes from its start (where the cluster borders it).
+    const group: SplitGroup = { empty: true, parent: q.group, followed: false };
+    this.open.splice(lo, hi - lo + 1, { ...this.planned(window, false), piece: true, held: true, group });
   }
 
   /** Sends every window held aside. */
