@@ -207,6 +207,33 @@ describe("client/windowPlan (the planner, without I/O)", () => {
     });
   });
 
+  it("a state saved while windows are held aside continues: each entry once, within the bound", () => {
+    for (const name of ["burst20s", "bursts3", "singleMs", "clusters"]) {
+      const n = 20_000;
+      const dlq = new FakeDlq(DISTRIBUTIONS[name](n));
+      const plan = fresh();
+      const flying: PlannedWindow[] = [];
+      let saved: ReturnType<WindowPlan["snapshot"]> | undefined;
+      // Drive until a window is held aside (and a few pages more), then stop as a cut-off would.
+      for (let i = 0; i < 5_000 && saved === undefined; i++) {
+        for (let w = plan.take(); w !== undefined && flying.length < 6; w = plan.take()) flying.push(w);
+        answerFrom(dlq, plan, flying.shift()!, { ...AT, inFlight: flying.length });
+        if (plan.open.some((o) => o.held) && i > 200) {
+          // The requests in flight finish and are recorded, as the runner does on a failure.
+          for (const w of flying.splice(0)) answerFrom(dlq, plan, w, { ...AT, gateWaiting: Infinity });
+          saved = plan.snapshot();
+        }
+      }
+      assert.ok(saved !== undefined, `${name}: some window was held aside`);
+      const again = WindowPlan.start({}, saved, undefined, SETTINGS);
+      const requests = drive(dlq, again, 6);
+      assert.equal(dlq.duplicates, 0, name);
+      assert.equal(dlq.remaining, 0, name);
+      const bound = 1.1 * Math.ceil(n / 50) + DEFAULT_WINDOW_ALLOWANCE;
+      assert.ok(requests <= bound, `${name}: ${requests} requests > ${bound}`);
+    }
+  });
+
   it("cannot split a single millisecond: the window continues sequentially", () => {
     const plan = new WindowPlan([{ from: 5, to: 5 }], { runs: 0, shortfall: 0 }, SETTINGS);
     const w = plan.take()!;
