@@ -8,9 +8,10 @@
  * seconds, so a planner change can be measured before the real bench is run.
  *
  *   node -r ts-node/register/transpile-only bench/windowsSim.ts [--sizes 20000,100000]
- *     [--scenarios uniform,bursts,outage,urls] [--small 237,1200] [--trials 5] [--trace]
+ *     [--scenarios uniform,bursts,outage,urls] [--small 237,1200] [--trials 5] [--jitter ms] [--trace]
  *
- * It is optimistic against the real bench: no HTTP, no event-loop load, no jitter in latency.
+ * It is optimistic against the real bench: no HTTP, no event-loop load, and no jitter in latency
+ * unless `--jitter ms` adds 0 to ms − 1 ms (seeded) to every request.
  */
 import { RateGate } from "../client/rateGate";
 import type { CallState } from "../client/request";
@@ -19,6 +20,7 @@ import type { DrainWindow } from "../client/types";
 import { DEFAULT_WINDOW_CONCURRENCY, drainWindows } from "../client/windowDrain";
 import { FakeDlq, VirtualClock } from "../test/unit/client/windowSim";
 import { benchMain } from "./lib/main";
+import { mulberry32 } from "../emulator/prng";
 import { result, type BenchResult } from "./lib/result";
 import { TARGET, TITLES, URLS, entries, requestBound, type Scenario } from "./windows";
 
@@ -136,7 +138,9 @@ export async function simulate(
   const urls = scenario === "urls" ? URLS : [URLS[0]];
   const dlqs = urls.map((u) => {
     const dlq = new FakeDlq(list.filter((e) => e.workflowUrl === u).map((e) => e.failedAt));
-    dlq.delay = () => clock.sleep(LATENCY_MS);
+    const r = mulberry32(7);
+    const jitter = Number(arg("jitter") ?? 0);
+    dlq.delay = () => clock.sleep(LATENCY_MS + Math.floor(r() * jitter));
     return dlq;
   });
   const started = clock.now;
@@ -214,7 +218,7 @@ export async function run(): Promise<BenchResult> {
   const small = (arg("small") ?? "237,1200").split(",").filter(Boolean).map(Number);
   r.notes.push(
     "Each row: the median (min–max) of the trials (`--trials`, default 5), the entries seeded 0, 1.777, 3.554, … s before the drain starts (as the real bench seeds them before it drains), so a cluster falls differently against the split points.",
-    `Real runner, planner and rate gate; in-memory DLQ, ${LATENCY_MS} ms per request, ${LIMIT} requests per unix second enforced on arrival; virtual time.`,
+    `Real runner, planner and rate gate; in-memory DLQ, ${LATENCY_MS} ms per request (+ 0 to ${Number(arg("jitter") ?? 1) - 1} ms), ${LIMIT} requests per unix second enforced on arrival; virtual time.`,
   );
   const rows: string[][] = [];
   const count = Number(arg("trials") ?? 5);

@@ -15,15 +15,16 @@
  *   opened costs up to one request that is not full, so no more are opened than the gate needs.
  * - A split makes as many pieces as are missing, at most {@link MAX_PIECES}; once a window came
  *   back empty (the failures are clustered, so most pieces would be empty), it halves.
- * - Where a piece of a split (or of a split it descends from) came back empty on its first page,
- *   the cluster is narrowed with probes: the window is split into a probe (its first
+ * - Where a split into more than two pieces had one come back empty and one full with a cursor
+ *   on their first pages (in it or in a split it descends from), the cluster is narrowed with
+ *   probes: the window is split into a probe (its first
  *   {@link PROBE_SHARE}, sent) and the rest (held aside: open, saved in the state, not sent). An
  *   empty probe sends the rest, which holds the entries; a probe with runs keeps the rest held,
  *   merged with the held window next to it, so narrowing costs about one empty request per
  *   `1 / (1 − PROBE_SHARE)` probes instead of one per halving. After {@link DENSE_AFTER} probes
  *   in a row with runs the window is taken to be no wider than its cluster: it is split into
- *   pieces that are all sent, and what was held is sent too. Held windows are sent at the latest
- *   when no other window is open.
+ *   pieces that are all sent, and what was held is sent too. A probe that finishes sends its
+ *   (merged) rest; held windows are sent at the latest when no other window is open.
  * - Windows are pairwise disjoint and cover what is left of the selection, so requests in flight
  *   never select the same entry, and a window split between its pages loses nothing.
  *
@@ -101,6 +102,17 @@ export interface SplitGroup {
    * piece there coming back empty says nothing about clusters.
    */
   readonly followed: boolean;
+  /**
+   * Pieces the split made. Only an empty piece among more than two says clusters: one of two
+   * halves comes back empty whenever a window runs out in it.
+   */
+  readonly pieces: number;
+  /**
+   * A piece came back full with a cursor on its first page. With an empty piece, the failures
+   * here are clustered; an empty piece beside pieces that held a page or less is a window
+   * running out, not a cluster.
+   */
+  full?: boolean;
 }
 
 /** Whether `g` is `of` or a split of one of its pieces' descendants. */
@@ -111,7 +123,7 @@ function descends(g: SplitGroup | undefined, of: SplitGroup): boolean {
 
 /** Whether a piece of `g`'s split, or of a split it descends from, came back empty. */
 function clusteredIn(g: SplitGroup | undefined): boolean {
-  for (let x = g; x !== undefined; x = x.parent) if (x.empty) return true;
+  for (let x = g; x !== undefined; x = x.parent) if (x.empty && x.full === true && x.pieces > 2) return true;
   return false;
 }
 
@@ -220,6 +232,15 @@ export class WindowPlan {
     w.restored = false;
     if (runs === 0 && next === undefined && w.pages === 0 && w.cursor === undefined) this.clustered = true;
     if (
+      runs >= MAX_RUNS_PER_REQUEST &&
+      next !== undefined &&
+      w.pages === 0 &&
+      w.cursor === undefined &&
+      w.group
+    ) {
+      w.group.full = true;
+    }
+    if (
       runs === 0 &&
       next === undefined &&
       w.pages === 0 &&
@@ -231,7 +252,7 @@ export class WindowPlan {
       // A piece came back empty: its cluster is narrower than the split window, so probe again.
       for (const o of this.open) if (descends(o.group, w.group)) o.fullProbes = 0;
     }
-    if (w.rest !== undefined) this.probed(w, runs);
+    if (w.rest !== undefined) this.probed(w, runs, next === undefined);
     if (next === undefined) {
       this.open.splice(this.open.indexOf(w), 1);
       if (!this.open.some((o) => !o.held)) this.release();
@@ -309,7 +330,12 @@ export class WindowPlan {
       w.atomic = true;
       return undefined;
     }
-    const group: SplitGroup = { empty: false, parent: w.group, followed: w.pages >= 2 };
+    const group: SplitGroup = {
+      empty: false,
+      parent: w.group,
+      followed: w.pages >= 2,
+      pieces: windows.length,
+    };
     const into = windows.map((x) => ({
       ...this.planned(x, false),
       piece: true,
@@ -332,9 +358,10 @@ export class WindowPlan {
 
   /**
    * The first answer of a probe: empty, its held rest holds the entries and is sent first;
-   * with runs, the rest stays held, merged with the held windows next to it.
+   * with runs, the rest stays held, merged with the held windows next to it, unless the probe
+   * is finished (`closed`): then no narrowing continues next to it, and the merged rest is sent.
    */
-  private probed(p: PlannedWindow, runs: number): void {
+  private probed(p: PlannedWindow, runs: number, closed: boolean): void {
     const rest = p.rest as PlannedWindow;
     p.rest = undefined;
     if (!rest.held) return;
@@ -344,25 +371,37 @@ export class WindowPlan {
       return;
     }
     p.fullProbes += 1;
-    this.mergeHeld(rest);
+    const merged = this.mergeHeld(rest);
+    if (closed) {
+      merged.held = false;
+      this.queue.push(merged);
+    }
   }
 
-  /** Merges the held window `q` with its held neighbours (no probe waits on them). */
-  private mergeHeld(q: PlannedWindow): void {
+  /** Merges the held window `q` with its held neighbours (no probe waits on them); the result. */
+  private mergeHeld(q: PlannedWindow): PlannedWindow {
     const i = this.open.indexOf(q);
     const free = (o: PlannedWindow | undefined): boolean =>
       o !== undefined && o.held && !this.open.some((p) => p.rest === o);
     const lo = free(this.open[i - 1]) ? i - 1 : i;
     const hi = free(this.open[i + 1]) ? i + 1 : i;
-    if (lo === hi) return;
+    if (lo === hi) return q;
     const window: DrainWindow = {};
     const from = this.open[lo].window.from;
     const to = this.open[hi].window.to;
     if (from !== undefined) window.from = from;
     if (to !== undefined) window.to = to;
     // Sent later, it is narrowed with probes from its start (where the cluster borders it).
-    const group: SplitGroup = { empty: true, parent: q.group, followed: false };
-    this.open.splice(lo, hi - lo + 1, { ...this.planned(window, false), piece: true, held: true, group });
+    const group: SplitGroup = {
+      empty: true,
+      full: true,
+      parent: q.group,
+      followed: false,
+      pieces: MAX_PIECES,
+    };
+    const merged: PlannedWindow = { ...this.planned(window, false), piece: true, held: true, group };
+    this.open.splice(lo, hi - lo + 1, merged);
+    return merged;
   }
 
   /** Sends every window held aside. */

@@ -194,6 +194,42 @@ describe("client/windowPlan (the planner, without I/O)", () => {
       assert.equal(held[0].cursor, undefined);
     });
 
+    it("sends the rest of a probe that finished: no narrowing continues next to it", () => {
+      const { plan, w } = clusteredPlan();
+      // Another window stays open, so this is not the last-window release.
+      plan.open.push({ ...plan.open[0], window: { from: NOW + 1 }, held: false, rest: undefined });
+      const d = plan.answer(w, 50, "c1", AT);
+      const [probe, rest] = d.kind === "split" ? d.into : [];
+      plan.take();
+      plan.answer(probe, 30, undefined, AT);
+      assert.equal(rest.held, false);
+      assert.equal(plan.take(), rest);
+    });
+
+    it("takes an empty half for a window running out, not for a cluster: no probe follows", () => {
+      const saved = {
+        version: 1 as const,
+        windows: [{ to: 999 }, { from: 1_000, to: 2_000_000 }],
+        runs: 5_000,
+        shortfall: 0,
+      };
+      const plan = WindowPlan.start({}, saved, undefined, SETTINGS);
+      const [a, b] = [plan.take()!, plan.take()!];
+      plan.answer(a, 0, undefined, AT);
+      const d = plan.answer(b, 50, "b", AT);
+      assert.equal(d.kind === "split" && d.into.length, 2, "halves once a window came back empty");
+      const [h1, h2] = d.kind === "split" ? d.into : [];
+      plan.take();
+      plan.take();
+      plan.answer(h1, 0, undefined, AT);
+      const next = plan.answer(h2, 50, "h", AT);
+      assert.equal(next.kind, "split");
+      assert.ok(
+        next.kind === "split" && next.into.every((x) => !x.held),
+        "the other half is split into pieces all sent",
+      );
+    });
+
     it("sends what is held once no other window is open", () => {
       const { plan, w } = clusteredPlan();
       const d = plan.answer(w, 50, "c1", AT);
@@ -208,15 +244,18 @@ describe("client/windowPlan (the planner, without I/O)", () => {
   });
 
   it("a state saved while windows are held aside continues: each entry once, within the bound", () => {
-    for (const name of ["burst20s", "bursts3", "singleMs", "clusters"]) {
+    for (const name of ["burst20s", "bursts3", "singleMs"]) {
       const n = 20_000;
       const dlq = new FakeDlq(DISTRIBUTIONS[name](n));
       const plan = fresh();
       const flying: PlannedWindow[] = [];
       let saved: ReturnType<WindowPlan["snapshot"]> | undefined;
       // Drive until a window is held aside (and a few pages more), then stop as a cut-off would.
-      for (let i = 0; i < 5_000 && saved === undefined; i++) {
-        for (let w = plan.take(); w !== undefined && flying.length < 6; w = plan.take()) flying.push(w);
+      for (let i = 0; i < 5_000 && saved === undefined && !plan.done; i++) {
+        for (let w = flying.length < 6 ? plan.take() : undefined; w !== undefined;) {
+          flying.push(w);
+          w = flying.length < 6 ? plan.take() : undefined;
+        }
         answerFrom(dlq, plan, flying.shift()!, { ...AT, inFlight: flying.length });
         if (plan.open.some((o) => o.held) && i > 200) {
           // The requests in flight finish and are recorded, as the runner does on a failure.
