@@ -25,6 +25,7 @@ export const BENCHES = [
   "memory",
   "policy",
   "windows",
+  "windowsSim",
   "shared",
 ] as const;
 const TITLES: Record<string, string> = {
@@ -37,6 +38,7 @@ const TITLES: Record<string, string> = {
   memory: "7. Memory and state",
   policy: "8. Policy overhead",
   windows: "9. Windowed drain at the rate limit",
+  windowsSim: "9s. Windowed drain at the rate limit, simulated on a virtual clock",
   shared: "9. Windowed drain at the rate limit: the shared budget",
 };
 const TIMEOUT_S = Number(process.env.BENCH_TIMEOUT_S ?? 300);

@@ -27,19 +27,22 @@ import { mulberry32 } from "../emulator/prng";
 
 const DAY = 86_400_000;
 const LATENCY_MS = 50;
-const URLS = ["orders", "payments", "emails"].map((w) => `http://127.0.0.1/workflows/${w}`);
+/** The workflow URLs of the `urls` scenario. */
+export const URLS = ["orders", "payments", "emails"].map((w) => `http://127.0.0.1/workflows/${w}`);
 
-type Scenario = "uniform" | "bursts" | "outage" | "urls";
-const TITLES: Record<Scenario, string> = {
+/** The bench's failure-time distributions. */
+export type Scenario = "uniform" | "bursts" | "outage" | "urls";
+/** What each scenario is, as the tables say it. */
+export const TITLES: Record<Scenario, string> = {
   uniform: "evenly over 3 days",
   bursts: "three 20-second bursts",
   outage: "all within one second (one outage)",
   urls: "three workflow URLs, three drains at once",
 };
 /** Share of the rate bound each scenario must reach. */
-const TARGET: Record<Scenario, number> = { uniform: 0.9, bursts: 0.85, outage: 0.85, urls: 0.9 };
+export const TARGET: Record<Scenario, number> = { uniform: 0.9, bursts: 0.85, outage: 0.85, urls: 0.9 };
 /** Requests allowed for N entries: ceil(N/50) + 4 up to 2,500, 1.10 × ceil(N/50) + 4 above. */
-const requestBound = (n: number): number => (n <= 2_500 ? 1 : 1.1) * Math.ceil(n / 50) + 4;
+export const requestBound = (n: number): number => (n <= 2_500 ? 1 : 1.1) * Math.ceil(n / 50) + 4;
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -50,7 +53,11 @@ function arg(name: string): string | undefined {
 const prng = mulberry32;
 
 /** Partial entries (failure time and workflow URL), in failure-time order. */
-function entries(scenario: Scenario, n: number, now: number): { failedAt: number; workflowUrl: string }[] {
+export function entries(
+  scenario: Scenario,
+  n: number,
+  now: number,
+): { failedAt: number; workflowUrl: string }[] {
   const r = prng(n + scenario.length);
   const bursts = [now - 60 * 3_600_000, now - 37 * 3_600_000, now - 2 * 3_600_000];
   // The outage: one second, 41 h 17 min ago (not at a power-of-two split point of the 3 days).

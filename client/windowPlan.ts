@@ -15,6 +15,16 @@
  *   opened costs up to one request that is not full, so no more are opened than the gate needs.
  * - A split makes as many pieces as are missing, at most {@link MAX_PIECES}; once a window came
  *   back empty (the failures are clustered, so most pieces would be empty), it halves.
+ * - Where a split into more than two pieces had one come back empty and one full with a cursor
+ *   on their first pages (in it or in a split it descends from), the cluster is narrowed with
+ *   probes: the window is split into a probe (its first
+ *   {@link PROBE_SHARE}, sent) and the rest (held aside: open, saved in the state, not sent). An
+ *   empty probe sends the rest, which holds the entries; a probe with runs keeps the rest held,
+ *   merged with the held window next to it, so narrowing costs about one empty request per
+ *   `1 / (1 − PROBE_SHARE)` probes instead of one per halving. After {@link DENSE_AFTER} probes
+ *   in a row with runs the window is taken to be no wider than its cluster: it is split into
+ *   pieces that are all sent, and what was held is sent too. A probe that finishes sends its
+ *   (merged) rest; held windows are sent at the latest when no other window is open.
  * - Windows are pairwise disjoint and cover what is left of the selection, so requests in flight
  *   never select the same entry, and a window split between its pages loses nothing.
  *
@@ -32,6 +42,16 @@ import { rootWindow, splitWindowInto, windowRoom, type WindowBudget } from "./wi
 export const GATE_BACKLOG = 2;
 /** Most pieces one split makes. */
 export const MAX_PIECES = 4;
+/**
+ * Share of a window its probe covers (from the window's start) when failures are clustered: the
+ * probe comes back empty (one request wasted) about `1 − PROBE_SHARE` of the time.
+ */
+export const PROBE_SHARE = 0.85;
+/**
+ * Probes in a row that came back with runs after which a clustered window is split into pieces
+ * that are all sent: the window is probably no wider than its cluster.
+ */
+export const DENSE_AFTER = 4;
 
 /**
  * Windows that keep the rate gate busy: `ceil(rate × round trip) + GATE_BACKLOG`, at most
@@ -61,6 +81,50 @@ export interface PlannedWindow {
   atomic: boolean;
   /** The window is a piece of a split (not the selection or a saved window). */
   piece: boolean;
+  /** Held aside: part of the plan (and of the saved state) but not sent until released. */
+  held: boolean;
+  /** For a probe: the held rest of the window it was split from, until the probe's first answer. */
+  rest?: PlannedWindow;
+  /** Probes in a row, up to this window, that came back with runs. */
+  fullProbes: number;
+  /** The split this window is a piece of, if any. */
+  group?: SplitGroup;
+}
+
+/** The pieces of one split: whether one came back empty, and the split its window came from. */
+export interface SplitGroup {
+  /** A piece came back empty on its first page: the failures here are clustered. */
+  empty: boolean;
+  /** The group of the window that was split. */
+  readonly parent: SplitGroup | undefined;
+  /**
+   * The window split had been followed for pages: its oldest part is resumed already, so a
+   * piece there coming back empty says nothing about clusters.
+   */
+  readonly followed: boolean;
+  /**
+   * Pieces the split made. Only an empty piece among more than two says clusters: one of two
+   * halves comes back empty whenever a window runs out in it.
+   */
+  readonly pieces: number;
+  /**
+   * A piece came back full with a cursor on its first page. With an empty piece, the failures
+   * here are clustered; an empty piece beside pieces that held a page or less is a window
+   * running out, not a cluster.
+   */
+  full?: boolean;
+}
+
+/** Whether `g` is `of` or a split of one of its pieces' descendants. */
+function descends(g: SplitGroup | undefined, of: SplitGroup): boolean {
+  for (let x = g; x !== undefined; x = x.parent) if (x === of) return true;
+  return false;
+}
+
+/** Whether a piece of `g`'s split, or of a split it descends from, came back empty. */
+function clusteredIn(g: SplitGroup | undefined): boolean {
+  for (let x = g; x !== undefined; x = x.parent) if (x.empty && x.full === true && x.pieces > 2) return true;
+  return false;
 }
 
 /** What the runner tells the planner with an answer. */
@@ -167,8 +231,31 @@ export class WindowPlan {
     if (runs < MAX_RUNS_PER_REQUEST) this.shortfall += MAX_RUNS_PER_REQUEST - runs;
     w.restored = false;
     if (runs === 0 && next === undefined && w.pages === 0 && w.cursor === undefined) this.clustered = true;
+    if (
+      runs >= MAX_RUNS_PER_REQUEST &&
+      next !== undefined &&
+      w.pages === 0 &&
+      w.cursor === undefined &&
+      w.group
+    ) {
+      w.group.full = true;
+    }
+    if (
+      runs === 0 &&
+      next === undefined &&
+      w.pages === 0 &&
+      w.cursor === undefined &&
+      w.group &&
+      !w.group.followed
+    ) {
+      w.group.empty = true;
+      // A piece came back empty: its cluster is narrower than the split window, so probe again.
+      for (const o of this.open) if (descends(o.group, w.group)) o.fullProbes = 0;
+    }
+    if (w.rest !== undefined) this.probed(w, runs, next === undefined);
     if (next === undefined) {
       this.open.splice(this.open.indexOf(w), 1);
+      if (!this.open.some((o) => !o.held)) this.release();
       return { kind: "closed" };
     }
     const loop = w.chain.loopReason(next, runs);
@@ -212,33 +299,118 @@ export class WindowPlan {
   /** How many pieces `w` is split into now: 0 or 1 means not at all. */
   pieces(w: PlannedWindow, at: PlanContext): number {
     const idle = this.settings.concurrency - at.inFlight - this.queue.length - 1;
-    const missing = targetWindows(this.settings.concurrency, at) - this.open.length;
+    const sent = this.open.filter((o) => !o.held).length;
+    const missing = targetWindows(this.settings.concurrency, at) - sent;
     if (idle < 1 || missing < 1 || at.gateWaiting >= GATE_BACKLOG || w.atomic) return 0;
     // A piece of a split is split again only after its second full page (a window about to end
     // would cost one more partial page per piece), unless the failures are clustered: then the
     // piece holding the cluster is narrowed at once.
-    if (w.piece && w.pages < 2 && !this.clustered) return 0;
-    if (this.open.some((o) => o !== w && !o.atomic && o.pages > w.pages)) return 0;
-    const room = windowRoom(this, this.open.length, this.settings);
-    return Math.min(1 + idle, 1 + missing, 1 + room, this.clustered ? 2 : MAX_PIECES);
+    const clustered = this.clustered;
+    if (w.piece && w.pages < 2 && !clustered) return 0;
+    if (this.open.some((o) => o !== w && !o.atomic && !o.held && o.pages > w.pages)) return 0;
+    const room = windowRoom(this, this.open.length, this.settings, true);
+    return Math.min(1 + idle, 1 + missing, 1 + room, clustered ? 2 : MAX_PIECES);
   }
 
+  /**
+   * Splits `w` into `pieces(w)` pieces, all sent; once the failures are clustered, into a probe
+   * (the first {@link PROBE_SHARE} of `w`, sent) and the rest (held aside until the probe answers),
+   * until {@link DENSE_AFTER} probes in a row came back with runs.
+   */
   private split(w: PlannedWindow, at: PlanContext): PlannedWindow[] | undefined {
     const k = this.pieces(w, at);
     if (k < 2) return undefined;
+    const clustered = clusteredIn(w.group);
+    const probe = clustered && w.fullProbes < DENSE_AFTER;
     // A window followed for several pages has resumed its oldest failures: about half of it, if
     // as much is left as it has resumed (the median guess when nothing else is known).
-    const drained = w.pages >= 2 ? 0.5 : 0;
-    const windows = splitWindowInto(w.window, k, at.now, this.settings.horizonMs, drained);
+    const drained = probe ? 2 * PROBE_SHARE - 1 : w.pages >= 2 ? 0.5 : 0;
+    const windows = splitWindowInto(w.window, probe ? 2 : k, at.now, this.settings.horizonMs, drained);
     if (windows === undefined) {
       w.atomic = true;
       return undefined;
     }
-    const into = windows.map((x) => ({ ...this.planned(x, false), piece: true }));
+    const group: SplitGroup = {
+      empty: false,
+      parent: w.group,
+      followed: w.pages >= 2,
+      pieces: windows.length,
+    };
+    const into = windows.map((x) => ({
+      ...this.planned(x, false),
+      piece: true,
+      fullProbes: w.fullProbes,
+      group,
+    }));
     this.open.splice(this.open.indexOf(w), 1, ...into);
-    this.queue.push(...into);
+    if (probe && into.length === 2) {
+      into[1].held = true;
+      into[0].rest = into[1];
+      this.queue.push(into[0]);
+    } else {
+      this.queue.push(...into);
+      // A dense cluster: what was held aside next to it likely holds some of it.
+      if (clustered) this.release();
+    }
     this.splits += into.length - 1;
     return into;
+  }
+
+  /**
+   * The first answer of a probe: empty, its held rest holds the entries and is sent first;
+   * with runs, the rest stays held, merged with the held windows next to it, unless the probe
+   * is finished (`closed`): then no narrowing continues next to it, and the merged rest is sent.
+   */
+  private probed(p: PlannedWindow, runs: number, closed: boolean): void {
+    const rest = p.rest as PlannedWindow;
+    p.rest = undefined;
+    if (!rest.held) return;
+    if (runs === 0) {
+      rest.held = false;
+      this.queue.unshift(rest);
+      return;
+    }
+    p.fullProbes += 1;
+    const merged = this.mergeHeld(rest);
+    if (closed) {
+      merged.held = false;
+      this.queue.push(merged);
+    }
+  }
+
+  /** Merges the held window `q` with its held neighbours (no probe waits on them); the result. */
+  private mergeHeld(q: PlannedWindow): PlannedWindow {
+    const i = this.open.indexOf(q);
+    const free = (o: PlannedWindow | undefined): boolean =>
+      o !== undefined && o.held && !this.open.some((p) => p.rest === o);
+    const lo = free(this.open[i - 1]) ? i - 1 : i;
+    const hi = free(this.open[i + 1]) ? i + 1 : i;
+    if (lo === hi) return q;
+    const window: DrainWindow = {};
+    const from = this.open[lo].window.from;
+    const to = this.open[hi].window.to;
+    if (from !== undefined) window.from = from;
+    if (to !== undefined) window.to = to;
+    // Sent later, it is narrowed with probes from its start (where the cluster borders it).
+    const group: SplitGroup = {
+      empty: true,
+      full: true,
+      parent: q.group,
+      followed: false,
+      pieces: MAX_PIECES,
+    };
+    const merged: PlannedWindow = { ...this.planned(window, false), piece: true, held: true, group };
+    this.open.splice(lo, hi - lo + 1, merged);
+    return merged;
+  }
+
+  /** Sends every window held aside. */
+  private release(): void {
+    for (const o of this.open) {
+      if (!o.held || this.open.some((p) => p.rest === o)) continue;
+      o.held = false;
+      this.queue.push(o);
+    }
   }
 
   private planned(w: OpenWindow, restored: boolean): PlannedWindow {
@@ -253,6 +425,8 @@ export class WindowPlan {
       pages: 0,
       atomic: false,
       piece: false,
+      held: false,
+      fullProbes: 0,
     };
   }
 }

@@ -11,8 +11,8 @@
  *
  * Why the number of windows is bounded: every window ends with one page that is not full (a
  * partial or empty page), so each window opened costs up to one request beyond ceil(N/50). The
- * planner lets a drain open a window only while
- * `shortfall / 50 + openWindows + 1 ≤ allowance + credit(runs)` (see {@link mayOpenWindow}), where
+ * planner lets a drain open a window only while the requests beyond ceil(runs/50) so far, plus one
+ * per window open after it, stay within `allowance + credit(runs)` (see {@link windowRoom}), where
  * the credit is 0 until more than {@link SMALL_DRAIN_RUNS} runs were resumed and
  * `overhead × ceil(runs / 50)` after. That keeps the requests of a whole drain of N entries within
  * `ceil(N/50) + allowance` for N ≤ 2,500 and `(1 + overhead) × ceil(N/50) + allowance` above, for
@@ -144,20 +144,32 @@ export function windowCredit(runs: number, overhead: number = WINDOW_OVERHEAD): 
 }
 
 /**
- * How many more windows may be opened now. Each window still open will cost at most one request
- * that is not full, and `shortfall` counts what the finished ones cost, so requests stay within
- * `ceil(runs / 50) + allowance + credit(runs)` whenever the count is respected.
+ * How many more windows may be opened now, so that the drain's requests stay within
+ * `ceil(runs / 50) + allowance + credit(runs)` for any distribution of what is left.
+ *
+ * Why: a drain's requests are its full pages plus its pages that were not full, and the runs of
+ * the latter (P) round up together, so requests − ceil(N/50) = (pages not full) − ceil(P/50)
+ * exactly. From the counters that is `shortfall / 50 − (ceil(runs/50) − runs/50)` so far (P and
+ * `runs` agree modulo 50). Each window still open ends with at most one page that is not full.
+ * When `holding` (a window known to hold entries is open, e.g. one that just returned a cursor)
+ * and every page so far was full or empty (`runs` a multiple of 50), one of those last pages is
+ * free: either it holds runs, and ceil(P/50) grows by one with it, or the window ends on a full page.
  *
  * @param state - the counters (`runs`, `shortfall`)
  * @param openWindows - windows open now
+ * @param holding - whether an open window is known to hold entries
  */
 export function windowRoom(
   state: Pick<WindowDrainState, "runs" | "shortfall">,
   openWindows: number,
   budget: WindowBudget = {},
+  holding = false,
 ): number {
   const allowance = budget.allowance ?? DEFAULT_WINDOW_ALLOWANCE;
-  const cost = state.shortfall / MAX_RUNS_PER_REQUEST + openWindows;
+  const rest = state.runs % MAX_RUNS_PER_REQUEST;
+  const roundUp = (MAX_RUNS_PER_REQUEST - rest) % MAX_RUNS_PER_REQUEST;
+  const free = holding && rest === 0 ? 1 : 0;
+  const cost = (state.shortfall - roundUp) / MAX_RUNS_PER_REQUEST + openWindows - free;
   return Math.max(0, Math.floor(allowance + windowCredit(state.runs, budget.overhead) - cost + 1e-9));
 }
 

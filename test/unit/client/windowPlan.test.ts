@@ -5,7 +5,13 @@
  */
 import { strict as assert } from "node:assert";
 import { MAX_RUNS_PER_REQUEST } from "../../../client/contract";
-import { WindowPlan, targetWindows, type PlanContext, type PlannedWindow } from "../../../client/windowPlan";
+import {
+  PROBE_SHARE,
+  WindowPlan,
+  targetWindows,
+  type PlanContext,
+  type PlannedWindow,
+} from "../../../client/windowPlan";
 import { DEFAULT_WINDOW_ALLOWANCE, windowRoom } from "../../../client/windows";
 import { DAY, DISTRIBUTIONS, FakeDlq, NOW } from "./windowSim";
 
@@ -97,9 +103,9 @@ describe("client/windowPlan (the planner, without I/O)", () => {
     while (!plan.done) {
       for (let w = plan.take(); w !== undefined; w = plan.take()) flying.push(w);
       answerFrom(dlq, plan, flying.shift()!, { ...AT, inFlight: flying.length });
-      most = Math.max(most, plan.open.length);
+      most = Math.max(most, plan.open.filter((o) => !o.held).length);
     }
-    assert.equal(most, 7);
+    assert.equal(most, 7, "windows sent (not held aside)");
     assert.equal(dlq.remaining, 0);
   });
 
@@ -124,6 +130,147 @@ describe("client/windowPlan (the planner, without I/O)", () => {
     assert.ok(sizes.length > 0, "later splits happened");
     assert.deepEqual(new Set(sizes), new Set([2]));
     assert.equal(dlq.remaining, 0);
+  });
+
+  describe("clustered failures: a probe is sent, the rest held aside", () => {
+    /** A plan whose first split came back with its first piece only (the others empty). */
+    function clusteredPlan(runs = 2_550): { plan: WindowPlan; w: PlannedWindow } {
+      const plan = fresh();
+      plan.answer(plan.take()!, 50, "c0", AT);
+      const pieces = [0, 1, 2, 3].map(() => plan.take()!);
+      pieces.slice(1).forEach((p) => plan.answer(p, 0, undefined, AT));
+      // Past 2,500 runs the budget has room again.
+      plan.runs = runs;
+      return { plan, w: pieces[0] };
+    }
+
+    it("splits a clustered window into a probe (sent) and its rest (held, in the state)", () => {
+      const { plan, w } = clusteredPlan();
+      const d = plan.answer(w, 50, "c1", AT);
+      assert.equal(d.kind, "split");
+      const [probe, rest] = d.kind === "split" ? d.into : [];
+      assert.equal(rest.held, true);
+      assert.equal(probe.held, false);
+      assert.equal(plan.take(), probe, "only the probe is sent");
+      assert.equal(plan.take(), undefined);
+      const [lo, hi] = [probe.window.to as number, rest.window.from as number];
+      assert.equal(hi, lo + 1, "probe and rest tile the window");
+      const share =
+        (lo - (w.window.from ?? NOW - 3 * DAY)) /
+        ((rest.window.to ?? NOW) - (w.window.from ?? NOW - 3 * DAY));
+      assert.ok(Math.abs(share - PROBE_SHARE) < 0.01, `the probe covers ${share} of the window`);
+      assert.deepEqual(
+        plan.snapshot().windows.map((x) => [x.from, x.to]),
+        [probe.window, rest.window].map((x) => [x.from, x.to]),
+        "the held rest is saved with the open windows",
+      );
+    });
+
+    it("an empty probe sends its rest first: the rest holds the entries", () => {
+      const { plan, w } = clusteredPlan();
+      const d = plan.answer(w, 50, "c1", AT);
+      const [probe, rest] = d.kind === "split" ? d.into : [];
+      plan.take();
+      assert.deepEqual(plan.answer(probe, 0, undefined, AT), { kind: "closed" });
+      assert.equal(rest.held, false);
+      assert.equal(plan.take(), rest);
+    });
+
+    it("a probe with runs keeps its rest held, merged with the held window next to it", () => {
+      const { plan, w } = clusteredPlan(5_000);
+      const d1 = plan.answer(w, 50, "c1", AT);
+      const [p1, r1] = d1.kind === "split" ? d1.into : [];
+      plan.take();
+      const d2 = plan.answer(p1, 50, "c2", AT);
+      assert.equal(d2.kind, "split", "the probe with runs is narrowed in turn");
+      const [p2, r2] = d2.kind === "split" ? d2.into : [];
+      plan.take();
+      assert.equal(plan.open.length, 3, "probe, its rest, the earlier rest");
+      plan.answer(p2, 50, "c3", AT);
+      // p2 is narrowed in turn: its own rest waits on its probe; the earlier two are one window.
+      const held = plan.open.filter((o) => o.held && !plan.open.some((p) => p.rest === o));
+      assert.equal(held.length, 1, "the rests are merged into one held window");
+      assert.deepEqual(held[0].window, { from: r2.window.from, to: r1.window.to });
+      assert.equal(held[0].cursor, undefined);
+    });
+
+    it("sends the rest of a probe that finished: no narrowing continues next to it", () => {
+      const { plan, w } = clusteredPlan();
+      // Another window stays open, so this is not the last-window release.
+      plan.open.push({ ...plan.open[0], window: { from: NOW + 1 }, held: false, rest: undefined });
+      const d = plan.answer(w, 50, "c1", AT);
+      const [probe, rest] = d.kind === "split" ? d.into : [];
+      plan.take();
+      plan.answer(probe, 30, undefined, AT);
+      assert.equal(rest.held, false);
+      assert.equal(plan.take(), rest);
+    });
+
+    it("takes an empty half for a window running out, not for a cluster: no probe follows", () => {
+      const saved = {
+        version: 1 as const,
+        windows: [{ to: 999 }, { from: 1_000, to: 2_000_000 }],
+        runs: 5_000,
+        shortfall: 0,
+      };
+      const plan = WindowPlan.start({}, saved, undefined, SETTINGS);
+      const [a, b] = [plan.take()!, plan.take()!];
+      plan.answer(a, 0, undefined, AT);
+      const d = plan.answer(b, 50, "b", AT);
+      assert.equal(d.kind === "split" && d.into.length, 2, "halves once a window came back empty");
+      const [h1, h2] = d.kind === "split" ? d.into : [];
+      plan.take();
+      plan.take();
+      plan.answer(h1, 0, undefined, AT);
+      const next = plan.answer(h2, 50, "h", AT);
+      assert.equal(next.kind, "split");
+      assert.ok(
+        next.kind === "split" && next.into.every((x) => !x.held),
+        "the other half is split into pieces all sent",
+      );
+    });
+
+    it("sends what is held once no other window is open", () => {
+      const { plan, w } = clusteredPlan();
+      const d = plan.answer(w, 50, "c1", AT);
+      const [probe, rest] = d.kind === "split" ? d.into : [];
+      plan.take();
+      plan.answer(probe, 30, undefined, AT);
+      assert.equal(rest.held, false);
+      assert.equal(plan.take(), rest);
+      assert.equal(plan.answer(rest, 0, undefined, AT).kind, "closed");
+      assert.equal(plan.done, true);
+    });
+  });
+
+  it("a state saved while windows are held aside continues: each entry once, within the bound", () => {
+    for (const name of ["burst20s", "bursts3", "singleMs"]) {
+      const n = 20_000;
+      const dlq = new FakeDlq(DISTRIBUTIONS[name](n));
+      const plan = fresh();
+      const flying: PlannedWindow[] = [];
+      let saved: ReturnType<WindowPlan["snapshot"]> | undefined;
+      // Drive until a window is held aside (and a few pages more), then stop as a cut-off would.
+      for (let i = 0; i < 5_000 && saved === undefined && !plan.done; i++) {
+        for (let w = flying.length < 6 ? plan.take() : undefined; w !== undefined;) {
+          flying.push(w);
+          w = flying.length < 6 ? plan.take() : undefined;
+        }
+        answerFrom(dlq, plan, flying.shift()!, { ...AT, inFlight: flying.length });
+        if (plan.open.some((o) => o.held) && i > 200) {
+          // The requests in flight finish and are recorded, as the runner does on a failure.
+          for (const w of flying.splice(0)) answerFrom(dlq, plan, w, { ...AT, gateWaiting: Infinity });
+          saved = plan.snapshot();
+        }
+      }
+      assert.ok(saved !== undefined, `${name}: some window was held aside`);
+      const again = WindowPlan.start({}, saved, undefined, SETTINGS);
+      const requests = drive(dlq, again, 6);
+      assert.equal(dlq.duplicates, 0, name);
+      assert.equal(dlq.remaining, 0, name);
+      const bound = 1.1 * Math.ceil(n / 50) + DEFAULT_WINDOW_ALLOWANCE;
+      assert.ok(requests <= bound, `${name}: ${requests} requests > ${bound}`);
+    }
   });
 
   it("cannot split a single millisecond: the window continues sequentially", () => {

@@ -132,6 +132,23 @@ describe("client/windows (planner)", () => {
       );
     });
 
+    it("rounds the runs of the pages that were not full up together: two windows of 60 cost one request", () => {
+      // Pages 50, 10, 50, 10: 4 requests for 120 runs, ceil(120/50) + 1.
+      const state = { runs: 120, shortfall: 80 };
+      assert.equal(windowRoom(state, 0, { allowance: 4 }), 3);
+      // Counting each short page whole (80/50 = 1.6) would leave 2.
+      assert.equal(windowRoom({ runs: 120, shortfall: 80 }, 1, { allowance: 4 }), 2);
+    });
+
+    it("lets one last page go free while a window known to hold entries is open and every page was full or empty", () => {
+      // The outage: 3 pieces came back empty, one holds the entries (pages full so far).
+      const state = { runs: 150, shortfall: 150 };
+      assert.equal(windowRoom(state, 1, { allowance: 4 }), 0);
+      assert.equal(windowRoom(state, 1, { allowance: 4 }, true), 1);
+      // Once a page was partial, its round-up is counted instead.
+      assert.equal(windowRoom({ runs: 170, shortfall: 180 }, 1, { allowance: 4 }, true), 0);
+    });
+
     it("earns no credit up to 2,500 runs (at most ceil(N/50) + allowance), 10 % of the pages above", () => {
       assert.equal(windowCredit(0), 0);
       assert.equal(windowCredit(SMALL_DRAIN_RUNS), 0);
