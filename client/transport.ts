@@ -13,9 +13,18 @@ import { SvcError } from "./errors";
  * undici's `Pool`, from its own module: undici's index also loads `fetch`, WebSocket, caches and
  * their WebAssembly, 29 MB of RSS in every thread that loads it against 15 MB for the pool alone
  * (the provider process loads it in two: docs/benchmarks.md section 7). undici 8 has no `exports`
- * map; the module is the one its index re-exports as `Pool`.
+ * map; the module is the one its index re-exports as `Pool` (a test checks they are the same
+ * class). Should a later undici move it, the index's `Pool` is used.
  */
-const Pool: typeof UndiciPool = require("undici/lib/dispatcher/pool");
+const Pool: typeof UndiciPool = loadPool();
+
+function loadPool(): typeof UndiciPool {
+  try {
+    return require("undici/lib/dispatcher/pool") as typeof UndiciPool;
+  } catch {
+    return (require("undici") as typeof import("undici")).Pool;
+  }
+}
 
 /** Default connect timeout, milliseconds. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;

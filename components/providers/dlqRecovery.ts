@@ -55,22 +55,15 @@ import {
   type DlqRecoveryInputs,
   type DlqRecoveryOutputs,
 } from "./dlqRecoveryInputs";
-import { runDrainJob, type DrainJob } from "./dlqRecoveryRun";
+import { runDrainJob, type DrainDeps, type DrainJob } from "./dlqRecoveryRun";
 import { drainThread } from "./drainThread";
 import { engineLivenessProbe, exitOrphanedProvider } from "./engineProtocol";
 
 export type { DlqRecoveryInputs, DlqRecoveryOutputs } from "./dlqRecoveryInputs";
 
-/** Environment and clock, injectable for tests. */
-export interface DlqRecoveryDeps {
+/** Environment and what a drain needs (clock, log, folder, engine check), injectable for tests. */
+export interface DlqRecoveryDeps extends DrainDeps {
   env: NodeJS.ProcessEnv;
-  now: () => number;
-  log: (line: string) => void;
-  cwd: () => string;
-  /** False once the engine that started this process is gone (the CLI was killed). */
-  engineAlive: () => Promise<boolean>;
-  /** Ends the provider process once the engine is gone. */
-  exitOrphaned: () => void;
   /**
    * Where drains run: in this thread (the default of a provider built in code, such as a test's),
    * or in the provider process's drain thread (`drainThread.ts`), as the provider the CLI loads

@@ -173,8 +173,9 @@ export class RunLogLines {
       const id = PLAIN_ID.test(r.workflowRunId)
         ? r.workflowRunId
         : JSON.stringify(r.workflowRunId).slice(1, -1);
-      // Every character of `id` is at most 3 bytes in UTF-8; the rest of a line is under 64.
-      this.reserve(at + id.length * 3 + 64);
+      // Every character of `id` is at most 3 bytes in UTF-8; the rest of a line at most 66 (42 fixed,
+      // and any number's shortest form has at most 24 characters).
+      this.reserve(at + id.length * 3 + 80);
       at += this.buf.write('{"workflowRunId":"', at, "latin1");
       at += this.buf.write(id, at, "utf8");
       at += this.buf.write('","workflowCreatedAt":', at, "latin1");

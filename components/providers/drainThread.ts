@@ -19,23 +19,18 @@
 import "../../client/requireNode"; // first: one clear error on a Node.js older than 22.19
 import * as path from "node:path";
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
-import { ServiceError } from "../../core/messages";
-import type { DlqRecoveryOutputs } from "./dlqRecoveryInputs";
+import { recoveryLabel, type DlqRecoveryOutputs } from "./dlqRecoveryInputs";
 import { runDrainJob, type DrainDeps, type DrainJob } from "./dlqRecoveryRun";
-import { PartialStateError } from "./engineProtocol";
+import { crossingError, rebuiltError, type CrossingError } from "./engineProtocol";
 
 /** Young generation of the drain thread, MB: a drain keeps little alive from page to page. */
 export const DRAIN_THREAD_YOUNG_MB = 8;
 
-/** An error as it crosses the thread boundary. */
-export type CrossingError =
-  | { kind: "partial"; message: string; id: string; properties: Record<string, unknown>; reasons: string[] }
-  | { kind: "service"; what: string; detail: string; code?: ServiceError["code"] }
-  | { kind: "error"; message: string };
-
-/** What the provider's side sends. */
+/** What the provider's side sends: a drain to run, or the answer to an engine check. */
 type ToThread =
-  { type: "run"; n: number; job: DrainJob; cwd: string } | { type: "alive"; n: number; alive: boolean };
+  | { type: "run"; n: number; job: DrainJob; cwd: string }
+  | { type: "alive"; n: number; alive: boolean }
+  | { type: "alive"; n: number; failed: string };
 
 /** What the drain thread sends. */
 type FromThread =
@@ -45,49 +40,30 @@ type FromThread =
   | { type: "done"; n: number; outs: DlqRecoveryOutputs }
   | { type: "failed"; n: number; error: CrossingError };
 
-/** The error `e` as data that crosses the boundary. */
-export function crossingError(e: unknown): CrossingError {
-  if (e instanceof PartialStateError) {
-    return { kind: "partial", message: e.message, id: e.id, properties: e.properties, reasons: e.reasons };
-  }
-  if (e instanceof ServiceError) return { kind: "service", what: e.what, detail: e.detail, code: e.code };
-  return { kind: "error", message: e instanceof Error ? e.message : String(e) };
-}
-
-/** The error of the class it was thrown with, rebuilt on this side of the boundary. */
-export function rebuiltError(e: CrossingError): Error {
-  switch (e.kind) {
-    case "partial":
-      return new PartialStateError(e.message, e.id, e.properties, e.reasons);
-    case "service":
-      return new ServiceError(e.what, e.detail, e.code, undefined);
-    default:
-      return new Error(e.message);
-  }
+/** A drain in the thread, as the provider's side tracks it. */
+interface Running {
+  label: string;
+  deps: DrainDeps;
+  settle: (m: FromThread) => void;
 }
 
 /** The provider's side: starts the thread on the first drain and lets the process exit when idle. */
 export class DrainThread {
   private worker: Worker | undefined;
   private next = 0;
-  private readonly running = new Map<number, { deps: DrainDeps; settle: (m: FromThread) => void }>();
+  private readonly running = new Map<number, Running>();
 
   /** Runs `job` in the drain thread; resolves with its outputs or rejects as the drain would. */
   run(job: DrainJob, deps: DrainDeps): Promise<DlqRecoveryOutputs> {
     const n = this.next++;
+    const message: ToThread = { type: "run", n, job, cwd: deps.cwd() };
     const worker = this.started();
     return new Promise((resolve, reject) => {
-      this.running.set(n, {
-        deps,
-        settle: (m) =>
-          m.type === "done"
-            ? resolve(m.outs)
-            : m.type === "failed"
-              ? reject(rebuiltError(m.error))
-              : undefined,
-      });
+      const settle = (m: FromThread) =>
+        m.type === "done" ? resolve(m.outs) : m.type === "failed" ? reject(rebuiltError(m.error)) : undefined;
+      this.running.set(n, { label: recoveryLabel(job.inputs), deps, settle });
       worker.ref();
-      worker.postMessage({ type: "run", n, job, cwd: deps.cwd() } satisfies ToThread);
+      worker.postMessage(message);
     });
   }
 
@@ -109,9 +85,11 @@ export class DrainThread {
     if (m.type === "log") r.deps.log(m.line);
     else if (m.type === "orphaned") r.deps.exitOrphaned();
     else if (m.type === "alive?") {
-      void r.deps
-        .engineAlive()
-        .then((alive) => worker.postMessage({ type: "alive", n: m.n, alive } satisfies ToThread));
+      const answer = (a: ToThread) => worker.postMessage(a);
+      r.deps.engineAlive().then(
+        (alive) => answer({ type: "alive", n: m.n, alive }),
+        (e: unknown) => answer({ type: "alive", n: m.n, failed: e instanceof Error ? e.message : String(e) }),
+      );
     } else {
       this.running.delete(m.n);
       r.settle(m);
@@ -119,11 +97,16 @@ export class DrainThread {
     }
   }
 
-  /** The thread failed or stopped: every drain in it fails (their runs are in the run log). */
+  /**
+   * The thread failed or stopped: every drain in it fails, naming it. A thread started after
+   * this one starts with fresh rate gates (a spent daily limit is learnt again from one answer).
+   */
   private lost(e: Error): void {
     this.worker = undefined;
-    const error = crossingError(new Error(`${e.message}; the drains in it stopped, see their run logs`));
-    for (const [n, r] of this.running) r.settle({ type: "failed", n, error });
+    for (const [n, r] of this.running) {
+      const message = `${r.label}: the drain thread failed (${e.message}); the drain stopped. Runs resumed so far are in its run log.`;
+      r.settle({ type: "failed", n, error: { kind: "error", message } });
+    }
     this.running.clear();
   }
 }
@@ -144,24 +127,41 @@ export function drainThread(): DrainThread {
   return shared;
 }
 
-/** The worker's side: runs each job it is sent with deps that talk to the provider's side. */
+/**
+ * The worker's side: runs each job it is sent with deps that talk to the provider's side. An
+ * error nothing caught is printed with every running drain's lines and the thread goes on, as
+ * the dynamic-provider server does in the provider's thread.
+ */
 function serveDrains(port: NonNullable<typeof parentPort>): void {
-  const asked = new Map<number, (alive: boolean) => void>();
+  const running = new Map<number, { resolve: (alive: boolean) => void; reject: (e: Error) => void }>();
   const send = (m: FromThread) => port.postMessage(m);
+  const stray = (e: unknown) => {
+    for (const n of running.keys()) send({ type: "log", n, line: `drain thread: ${String(e)}` });
+  };
+  process.on("uncaughtException", stray);
+  process.on("unhandledRejection", stray);
   port.on("message", (m: ToThread) => {
-    if (m.type === "alive") return asked.get(m.n)?.(m.alive);
+    if (m.type === "alive") {
+      const a = running.get(m.n);
+      return "failed" in m ? a?.reject(new Error(m.failed)) : a?.resolve(m.alive);
+    }
+    running.set(m.n, { resolve: () => undefined, reject: () => undefined });
     const deps: DrainDeps = {
       now: Date.now,
       log: (line) => send({ type: "log", n: m.n, line }),
       cwd: () => m.cwd,
       engineAlive: () =>
-        new Promise((resolve) => (asked.set(m.n, resolve), send({ type: "alive?", n: m.n }))),
+        new Promise(
+          (resolve, reject) => (running.set(m.n, { resolve, reject }), send({ type: "alive?", n: m.n })),
+        ),
       exitOrphaned: () => send({ type: "orphaned", n: m.n }),
     };
-    runDrainJob(m.job, deps).then(
-      (outs) => send({ type: "done", n: m.n, outs }),
-      (e: unknown) => send({ type: "failed", n: m.n, error: crossingError(e) }),
-    );
+    runDrainJob(m.job, deps)
+      .then(
+        (outs) => send({ type: "done", n: m.n, outs }),
+        (e: unknown) => send({ type: "failed", n: m.n, error: crossingError(e) }),
+      )
+      .finally(() => running.delete(m.n));
   });
 }
 

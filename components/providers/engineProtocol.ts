@@ -20,9 +20,14 @@
  *    outputs of a successful `create`, `update` and `read` (`resultIncludingProvider`), but not
  *    into the properties of a rejection: a partial state without it could never be updated or
  *    deleted. {@link partialState} carries it from the inputs.
+ *
+ * A drain that runs in the drain thread (`drainThread.ts`) rejects there; its error crosses to the
+ * provider's thread as data ({@link crossingError}) and is rebuilt with its class and these fields
+ * ({@link rebuiltError}) before the server sees it.
  */
 import "../../client/requireNode"; // first: one clear error on a Node.js older than 22.19
 import * as net from "node:net";
+import { ServiceError } from "../../core/messages";
 
 /** The `@pulumi/pulumi` version whose dynamic-provider server this module was checked against. */
 export const PULUMI_CHECKED_VERSION = "3.259.0";
@@ -113,4 +118,31 @@ export function partialState(
  */
 export function exitOrphanedProvider(argv: readonly string[] = process.argv): void {
   if (engineAddress(argv)) setTimeout(() => process.exit(1), 200).unref();
+}
+
+/** An error of a drain as it crosses to the provider's thread (`drainThread.ts`): its class and fields kept. */
+export type CrossingError =
+  | { kind: "partial"; message: string; id: string; properties: Record<string, unknown>; reasons: string[] }
+  | { kind: "service"; what: string; detail: string; code?: ServiceError["code"] }
+  | { kind: "error"; message: string };
+
+/** The error `e` as data that crosses the boundary. */
+export function crossingError(e: unknown): CrossingError {
+  if (e instanceof PartialStateError) {
+    return { kind: "partial", message: e.message, id: e.id, properties: e.properties, reasons: e.reasons };
+  }
+  if (e instanceof ServiceError) return { kind: "service", what: e.what, detail: e.detail, code: e.code };
+  return { kind: "error", message: e instanceof Error ? e.message : String(e) };
+}
+
+/** The error of the class it was thrown with, rebuilt on this side of the boundary. */
+export function rebuiltError(e: CrossingError): Error {
+  switch (e.kind) {
+    case "partial":
+      return new PartialStateError(e.message, e.id, e.properties, e.reasons);
+    case "service":
+      return new ServiceError(e.what, e.detail, e.code, undefined);
+    default:
+      return new Error(e.message);
+  }
 }

@@ -10,8 +10,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { DlqRecoveryProvider, type DlqRecoveryDeps } from "../../components/providers/dlqRecovery";
-import { crossingError, rebuiltError } from "../../components/providers/drainThread";
-import { PartialStateError } from "../../components/providers/engineProtocol";
+import { PartialStateError, crossingError, rebuiltError } from "../../components/providers/engineProtocol";
 import { ServiceError } from "../../core/messages";
 import { startEmulator, type RunningEmulator } from "../../emulator";
 

@@ -4,6 +4,14 @@ import { classifyTransportError, resolveEndpoint, Transport } from "../../../cli
 import { ACCOUNT_PATH, accountRecord, harness, json, rejection, resumePath } from "./helpers";
 
 describe("client/transport", () => {
+  it("loads undici's Pool from its own module, the same class undici's index exports", () => {
+    const own = require("undici/lib/dispatcher/pool");
+    assert.equal(own, require("undici").Pool);
+    const t = new Transport();
+    assert.ok(t.dispatcherFor("http://127.0.0.1:9") instanceof own);
+    return t.close();
+  });
+
   it("recognises loopback hosts", () => {
     for (const host of [
       "localhost",
