@@ -10,15 +10,15 @@ import type { Dispatcher, Pool as UndiciPool } from "undici";
 import { SvcError } from "./errors";
 
 /**
- * undici's `Pool`, from its own module: undici's index also loads `fetch`, WebSocket, caches and
- * their WebAssembly, 29 MB of RSS in every thread that loads it against 15 MB for the pool alone
- * (the provider process loads it in two: docs/benchmarks.md section 7). undici 8 has no `exports`
- * map; the module is the one its index re-exports as `Pool` (a test checks they are the same
- * class). Should a later undici move it, the index's `Pool` is used.
+ * undici's `Pool`, loaded on first use and from its own module. undici's index also loads `fetch`,
+ * WebSocket, caches and their WebAssembly: 29 MB of RSS in every thread that loads it against
+ * 15 MB for the pool alone, and a thread that never sends a request (the provider's own thread
+ * when its drains run in the drain thread, a policy pack that reads no account) loads neither
+ * (docs/benchmarks.md section 7). undici 8 has no `exports` map; the module is the one its index
+ * re-exports as `Pool` (a test checks they are the same class); should a later undici move it,
+ * the index's `Pool` is used.
  */
-const Pool: typeof UndiciPool = loadPool();
-
-function loadPool(): typeof UndiciPool {
+function poolClass(): typeof UndiciPool {
   try {
     return require("undici/lib/dispatcher/pool") as typeof UndiciPool;
   } catch {
@@ -283,7 +283,7 @@ export class Transport {
     if (this.injected) return this.injected;
     let pool = this.pools.get(origin);
     if (!pool) {
-      pool = new Pool(origin, {
+      pool = new (poolClass())(origin, {
         connectTimeout: this.connectTimeoutMs,
         headersTimeout: this.requestTimeoutMs,
         bodyTimeout: this.requestTimeoutMs,
