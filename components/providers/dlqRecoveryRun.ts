@@ -148,6 +148,7 @@ export class DrainRun {
     try {
       const res = this.inputs.dlqIds ? await this.byIds(c) : await this.inWindows(c);
       this.progress.page({ resumed: res.resumedCount, requests: res.requestCount }, true);
+      await this.exitIfEngineGone();
       return this.outputs(res, true);
     } catch (e) {
       throw this.cutOff(e, c);
@@ -167,6 +168,19 @@ export class DrainRun {
       `${this.label}: the Pulumi engine is gone (was \`pulumi up\` killed?); the drain stops here. ` +
         `Runs resumed so far are in the run log${this.inputs.runLogFile === "" ? " (disabled)" : ""}.`,
     );
+  }
+
+  /**
+   * A drain that ended after the CLI was killed, between two engine checks: nobody will record
+   * it and nobody will call this process again, so it ends (the runs are in the run log).
+   */
+  private async exitIfEngineGone(): Promise<void> {
+    if (await this.deps.engineAlive()) return;
+    this.deps.log(
+      `${this.label}: the Pulumi engine is gone (was \`pulumi up\` killed?); the drain had finished. ` +
+        `Runs resumed are in the run log${this.inputs.runLogFile === "" ? " (disabled)" : ""}.`,
+    );
+    this.deps.exitOrphaned();
   }
 
   /** The rate the drain may go at now: the gate's, capped by `maxRequestsPerSecond`. */

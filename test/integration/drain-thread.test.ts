@@ -112,6 +112,19 @@ describe("integration: drains in the drain thread", function () {
     assert.equal(exits, 1, "exitOrphaned called once, in the provider's thread");
   });
 
+  it("a drain that finishes after the engine is gone ends the process too (no orphan waits for a call)", async () => {
+    emulator.seed(10);
+    let exits = 0;
+    const { p, logs } = provider({ engineAlive: async () => false, exitOrphaned: () => (exits += 1) });
+    const outs = (await p.create(inputs())).outs!;
+    assert.equal(outs.resumedCount, 10, "the drain itself completed");
+    assert.equal(exits, 1);
+    assert.ok(
+      logs.some((l) => /the Pulumi engine is gone .*the drain had finished/.test(l)),
+      logs.join("\n"),
+    );
+  });
+
   it("errors cross the thread boundary with their class, message and partial state", () => {
     const partial = new PartialStateError("cut off", "dlqr-1", { resumedCount: 3 }, ["cut off"]);
     const back = rebuiltError(crossingError(partial));
