@@ -28,6 +28,7 @@ import {
 } from "../../core/connection";
 import { Failures, ServiceError, checkBoolean, checkString, checkUrl } from "../../core/messages";
 import { containsUnknown, isUnknown } from "../../core/unknownValue";
+import { exitWhenOutputCloses } from "./engineProtocol";
 
 /** Inputs of the Account provider, resolved (no Outputs): the connection and the resource's name. */
 export type AccountInputs = AccountConnectionInputs & {
@@ -209,3 +210,4 @@ function diffKey(inputs: AccountInputs): string {
 
 /** The instance the `Account` resource's provider loads. */
 export const provider = new AccountProvider();
+exitWhenOutputCloses();

@@ -57,7 +57,7 @@ import {
 } from "./dlqRecoveryInputs";
 import { runDrainJob, type DrainDeps, type DrainJob } from "./dlqRecoveryRun";
 import { drainThread } from "./drainThread";
-import { engineLivenessProbe, exitOrphanedProvider } from "./engineProtocol";
+import { engineLivenessProbe, exitOrphanedProvider, exitWhenOutputCloses } from "./engineProtocol";
 
 export type { DlqRecoveryInputs, DlqRecoveryOutputs } from "./dlqRecoveryInputs";
 
@@ -230,3 +230,4 @@ function trimRecorded(outs: DlqRecoveryOutputs, inputs: DlqRecoveryInputs): DlqR
 
 /** The instance the `DlqRecovery` resource's provider loads. */
 export const provider = new DlqRecoveryProvider({ drainIn: "drain thread" });
+exitWhenOutputCloses();

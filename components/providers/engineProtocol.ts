@@ -120,6 +120,31 @@ export function exitOrphanedProvider(argv: readonly string[] = process.argv): vo
   if (engineAddress(argv)) setTimeout(() => process.exit(1), 200).unref();
 }
 
+const watchedOutputs = new WeakSet<NodeJS.EventEmitter>();
+
+/**
+ * In a dynamic-provider process, ends the process ({@link exitOrphanedProvider}) at the first
+ * write to its stdout or stderr that fails with EPIPE: the engine reads both, so the engine is
+ * gone. Without it the server's own `uncaughtException` handler prints that error to stderr,
+ * which fails the same way, again and again, on `process.nextTick`: the process spins at 100 %
+ * CPU and no timer, message or engine check runs any more (seen when `pulumi up` was killed while
+ * the drain thread was still sending progress lines).
+ */
+export function exitWhenOutputCloses(
+  argv: readonly string[] = process.argv,
+  streams: readonly NodeJS.EventEmitter[] = [process.stdout, process.stderr],
+  exit: () => void = () => exitOrphanedProvider(argv),
+): void {
+  if (!engineAddress(argv)) return;
+  for (const stream of streams) {
+    if (watchedOutputs.has(stream)) continue;
+    watchedOutputs.add(stream);
+    stream.on("error", (e: NodeJS.ErrnoException) => {
+      if (e.code === "EPIPE") exit();
+    });
+  }
+}
+
 /** An error of a drain as it crosses to the provider's thread (`drainThread.ts`): its class and fields kept. */
 export type CrossingError =
   | { kind: "partial"; message: string; id: string; properties: Record<string, unknown>; reasons: string[] }

@@ -106,6 +106,26 @@ describe("components/providers/engineProtocol: what the installed @pulumi/pulumi
     assert.equal(engineAddress(["node", "/app/index.js", "127.0.0.1:43210"]), undefined, "not a provider");
   });
 
+  it("the server prints an uncaught error to stderr; a provider ends its process at the first EPIPE on its output", () => {
+    // What makes a closed pipe spin: the server's handler writes the error where the error came from.
+    assert.match(source(), /process\.on\("uncaughtException", uncaughtHandler\)/);
+    assert.match(source(), /const uncaughtHandler = \(err\) => \{[\s\S]*?console\.error\(/);
+    const { EventEmitter } = require("node:events") as typeof import("node:events");
+    const [stdout, stderr, elsewhere] = [new EventEmitter(), new EventEmitter(), new EventEmitter()];
+    let exits = 0;
+    engineProtocol.exitWhenOutputCloses(
+      ["node", SERVER, "127.0.0.1:1"],
+      [stdout, stderr],
+      () => (exits += 1),
+    );
+    engineProtocol.exitWhenOutputCloses(["node", SERVER, "127.0.0.1:1"], [stdout], () => (exits += 100));
+    engineProtocol.exitWhenOutputCloses(["node", "/app/index.js"], [elsewhere], () => (exits += 1000));
+    stdout.emit("error", Object.assign(new Error("write EPIPE"), { code: "EPIPE" }));
+    stderr.emit("error", Object.assign(new Error("write EIO"), { code: "EIO" }));
+    assert.equal(exits, 1, "once, for EPIPE, by the first watcher; nothing outside a provider");
+    assert.equal(elsewhere.listenerCount("error"), 0);
+  });
+
   it("the liveness probe is true outside a provider and false when nothing listens at the engine's address", async () => {
     assert.equal(await engineLivenessProbe(["node", "/app/index.js"])(), true);
     // Port 1 on loopback: nothing listens there.
