@@ -73,8 +73,8 @@ export class DrainThread {
     const resourceLimits = { maxYoungGenerationSizeMb: DRAIN_THREAD_YOUNG_MB };
     const worker = new Worker(file, { ...options, resourceLimits });
     worker.on("message", (m: FromThread) => this.received(worker, m));
-    worker.on("error", (e) => this.lost(e));
-    worker.on("exit", (code) => this.lost(new Error(`the drain thread stopped (exit code ${code})`)));
+    worker.on("error", (e) => this.lost(worker, e));
+    worker.on("exit", (code) => this.lost(worker, new Error(`the drain thread stopped (exit code ${code})`)));
     this.worker = worker;
     return worker;
   }
@@ -101,7 +101,10 @@ export class DrainThread {
    * The thread failed or stopped: every drain in it fails, naming it. A thread started after
    * this one starts with fresh rate gates (a spent daily limit is learnt again from one answer).
    */
-  private lost(e: Error): void {
+  private lost(worker: Worker, e: Error): void {
+    // A thread's "exit" follows its "error": by then its drains have failed, and a new thread may
+    // run the drains started since.
+    if (this.worker !== worker) return;
     this.worker = undefined;
     for (const [n, r] of this.running) {
       const message = `${r.label}: the drain thread failed (${e.message}); the drain stopped. Runs resumed so far are in its run log.`;
