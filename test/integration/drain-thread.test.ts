@@ -3,13 +3,16 @@
  * loopback: a provider whose drains run in its worker thread, as the provider the CLI loads does,
  * gives the outputs, progress lines and run log of a drain in its own thread; a cut-off drain
  * still rejects with the partial state the engine saves; errors keep their class and message,
- * without the token; a gone engine ends the provider process from the provider's thread.
+ * without the token; a gone engine ends the provider process from the provider's thread; a lost
+ * thread fails its drains, naming them, and the next drain runs in a new one.
  */
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import type { Worker } from "node:worker_threads";
 import { DlqRecoveryProvider, type DlqRecoveryDeps } from "../../components/providers/dlqRecovery";
+import { drainThread } from "../../components/providers/drainThread";
 import { PartialStateError, crossingError, rebuiltError } from "../../components/providers/engineProtocol";
 import { ServiceError } from "../../core/messages";
 import { startEmulator, type RunningEmulator } from "../../emulator";
@@ -123,6 +126,35 @@ describe("integration: drains in the drain thread", function () {
       logs.some((l) => /the Pulumi engine is gone .*the drain had finished/.test(l)),
       logs.join("\n"),
     );
+  });
+
+  it("a lost thread fails the drain in it, naming it; the next drain runs in a new thread, each entry once", async () => {
+    emulator.seed(3_000);
+    emulator.setFaults({ seed: 1, latencyMs: 20, endpoints: ["resume"] });
+    const { p, logs } = provider();
+    const first = p.create(inputs()).then(
+      () => assert.fail("the drain should have failed with its thread"),
+      (e: unknown) => e,
+    );
+    while (!logs.some((l) => /runs resumed/.test(l))) await new Promise((r) => setTimeout(r, 10));
+    const lost = (drainThread() as unknown as { worker?: Worker }).worker;
+    assert.ok(lost, "the drain runs in the drain thread");
+    await lost.terminate();
+    const err = await first;
+    assert.ok(err instanceof Error, String(err));
+    assert.match(
+      err.message,
+      /^DlqRecovery `thread`: the drain thread failed \(the drain thread stopped \(exit code 1\)\); the drain stopped\. Runs resumed so far are in its run log\.$/,
+    );
+    const before = emulator.state.ledger.totals().distinctEntriesResumed;
+    assert.ok(before > 0 && before < 3_000, `resumed ${before} before the thread was lost`);
+
+    emulator.setFaults({});
+    const outs = (await provider().p.create(inputs())).outs!;
+    assert.notEqual((drainThread() as unknown as { worker?: Worker }).worker, lost, "a new thread");
+    assert.equal(outs.resumedCount, 3_000 - before, "the rest, in the new thread");
+    assert.equal(emulator.state.ledger.totals().duplicates, 0);
+    assert.equal(emulator.state.dlq.size, 0);
   });
 
   it("errors cross the thread boundary with their class, message and partial state", () => {
