@@ -52,6 +52,16 @@ describe("client/rateGate", () => {
     assert.equal(gate.waiting, 0);
   });
 
+  it("keeps to its schedule when its timers fire late, so the rate stays at the limit", async () => {
+    // Node's timers fire a millisecond or two after the time asked for.
+    gate = new RateGate({ limit: 100, now: () => clock.now, sleep: (ms) => clock.sleep(ms + 1) });
+    const times = await releases(gate, clock, 201);
+    assert.ok(times[200] <= 2_001, `200 intervals of 10 ms took ${times[200]} ms`);
+    for (let i = 100; i < times.length; i++) {
+      assert.ok(times[i] - times[i - 100] >= 1_000, `101 releases within ${times[i] - times[i - 100]} ms`);
+    }
+  });
+
   it("starts cautiously without a limit, then takes the limit from Burst-RateLimit-Limit", async () => {
     gate = make();
     assert.equal(gate.ratePerSecond, CAUTIOUS_START_RATE);
