@@ -207,10 +207,11 @@ describe("client/rateGate: a spent day", () => {
 
 describe("client/burstShare", () => {
   /** One window of 100: `others` requests of another client spread over it, `mine` of ours. */
-  function window(share: BurstShare, resetAt: number, others: number, mine: number): void {
+  function window(share: BurstShare, resetAt: number, others: number, mine: number, inFlight = 0): void {
     for (let i = 1; i <= mine; i++) {
       const othersSoFar = Math.floor((others * i) / mine);
-      share.observe(100, Math.max(0, 100 - othersSoFar - i), resetAt, 0, resetAt - 1000 + (1000 * i) / mine);
+      const t = resetAt - 1000 + (1000 * i) / mine;
+      share.observe(100, Math.max(0, 100 - othersSoFar - i), resetAt, inFlight, t);
     }
   }
 
@@ -228,6 +229,15 @@ describe("client/burstShare", () => {
     assert.equal(share.ratePerSecond, 100 - 40 - shareMargin(100));
   });
 
+  it("its requests in flight, sent after the answered one was counted, are not taken for the others'", () => {
+    const share = new BurstShare();
+    // 60 a second at 50 ms: 3 requests in flight at every answer, none counted yet.
+    window(share, 1000, 40, 60, 3);
+    window(share, 2000, 0, 1);
+    assert.deepEqual(share.othersSeen, [40]);
+    assert.equal(share.ratePerSecond, 100 - 40 - shareMargin(100));
+  });
+
   it("a window this process stopped early is extrapolated, never beyond what its own left", () => {
     const share = new BurstShare();
     // Half-way through: 20 of the other client's 40 counted, then this process stopped sending.
@@ -240,6 +250,15 @@ describe("client/burstShare", () => {
     for (let i = 1; i <= 50; i++) full.observe(100, 100 - 2 * i, 1000, 0, 500);
     full.observe(100, 99, 2000, 0, 1990);
     assert.deepEqual(full.othersSeen, [50]);
+  });
+
+  it("a window whose last answer came before its end is extrapolated too", () => {
+    const share = new BurstShare();
+    // Answers up to 0.95 s: 38 of the other client's 40 seen by then.
+    for (let i = 1; i <= 57; i++)
+      share.observe(100, 100 - Math.floor((38 * i) / 57) - i, 1000, 0, (950 * i) / 57);
+    share.observe(100, 99, 2000, 0, 1010); // the next window closes the first
+    assert.deepEqual(share.othersSeen, [40]);
   });
 
   it("two processes that see each other settle below the limit together", () => {
