@@ -14,7 +14,8 @@
  *   run longer, and the window budget (`windows.ts`, {@link windowRoom}) has room. Every window
  *   opened costs up to one request that is not full, so no more are opened than the gate needs.
  * - A split makes as many pieces as are missing, at most {@link MAX_PIECES}; once a window came
- *   back empty (the failures are clustered, so most pieces would be empty), it halves.
+ *   back empty (the failures are clustered, or the windows are running out: most pieces would
+ *   hold little), it halves.
  * - Where a split into more than two pieces had one come back empty and one full with a cursor
  *   on their first pages (in it or in a split it descends from), the cluster is narrowed with
  *   probes: the window is split into a probe (its first
@@ -170,8 +171,13 @@ export class WindowPlan {
   shortfall: number;
   /** Windows opened by splitting. */
   splits = 0;
-  /** A window came back empty on its first page: the failures are clustered. */
-  private clustered = false;
+  /**
+   * Some window came back empty on its first page: the failures are clustered, or the windows are
+   * running out (the tail of any drain). Either way a new piece holds little, so from then on
+   * splits halve and a piece may be split after its first page. Not the same as
+   * {@link clusteredIn}, which asks whether one split found a cluster, to narrow it with probes.
+   */
+  private sawEmptyWindow = false;
 
   /**
    * @param windows - the windows to start from, disjoint and in failure-time order
@@ -230,7 +236,8 @@ export class WindowPlan {
     this.runs += runs;
     if (runs < MAX_RUNS_PER_REQUEST) this.shortfall += MAX_RUNS_PER_REQUEST - runs;
     w.restored = false;
-    if (runs === 0 && next === undefined && w.pages === 0 && w.cursor === undefined) this.clustered = true;
+    if (runs === 0 && next === undefined && w.pages === 0 && w.cursor === undefined)
+      this.sawEmptyWindow = true;
     if (
       runs >= MAX_RUNS_PER_REQUEST &&
       next !== undefined &&
@@ -303,13 +310,13 @@ export class WindowPlan {
     const missing = targetWindows(this.settings.concurrency, at) - sent;
     if (idle < 1 || missing < 1 || at.gateWaiting >= GATE_BACKLOG || w.atomic) return 0;
     // A piece of a split is split again only after its second full page (a window about to end
-    // would cost one more partial page per piece), unless the failures are clustered: then the
-    // piece holding the cluster is narrowed at once.
-    const clustered = this.clustered;
-    if (w.piece && w.pages < 2 && !clustered) return 0;
+    // would cost one more partial page per piece), unless a window came back empty: then the
+    // failures are clustered (the piece holding the cluster is narrowed at once) or running out.
+    const halve = this.sawEmptyWindow;
+    if (w.piece && w.pages < 2 && !halve) return 0;
     if (this.open.some((o) => o !== w && !o.atomic && !o.held && o.pages > w.pages)) return 0;
     const room = windowRoom(this, this.open.length, this.settings, true);
-    return Math.min(1 + idle, 1 + missing, 1 + room, clustered ? 2 : MAX_PIECES);
+    return Math.min(1 + idle, 1 + missing, 1 + room, halve ? 2 : MAX_PIECES);
   }
 
   /**
