@@ -58,7 +58,8 @@ export class BurstShare {
    * @param remaining - `Burst-RateLimit-Remaining`
    * @param resetAt - `Burst-RateLimit-Reset` as unix ms
    * @param inFlight - this process's requests sent and not answered yet
-   * @param t - now, unix ms
+   * @param t - when the service counted the answered request, unix ms: about when it was sent
+   *   (the answer comes a round trip later, and the others' requests until then are not in it)
    */
   observe(limit: number, remaining: number, resetAt: number, inFlight: number, t: number): void {
     let w = this.current;

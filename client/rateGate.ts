@@ -117,6 +117,8 @@ export class RateGate implements GateStatus {
   private daily: DailyRequests | undefined;
   private pumping = false;
   private lastSlot = -Infinity;
+  /** When each request in flight was released, oldest first (answers come back about in order). */
+  private readonly sentAt: number[] = [];
   private pausedUntil = -Infinity;
   private explicit: number | undefined;
   private learnt: number | undefined;
@@ -204,6 +206,7 @@ export class RateGate implements GateStatus {
     const wake = this.answerWaiters.splice(0);
     // After the answer is learnt from (below), in a microtask.
     if (wake.length > 0) queueMicrotask(() => wake.forEach((w) => w()));
+    const sent = this.sentAt.shift() ?? t;
     if (status === 0) {
       this.counters.unanswered += 1;
       return;
@@ -220,7 +223,7 @@ export class RateGate implements GateStatus {
     }
     const limit = burst.limit ?? this.knownLimit();
     if (limit !== undefined && burst.remaining !== undefined && (burst.resetInMs ?? 0) > 0) {
-      this.share.observe(limit, burst.remaining, t + (burst.resetInMs ?? 0), inFlight, t);
+      this.share.observe(limit, burst.remaining, t + (burst.resetInMs ?? 0), inFlight, sent);
     }
     if (status === 429) {
       this.counters.limited += 1;
@@ -334,6 +337,7 @@ export class RateGate implements GateStatus {
         // loop does not lower the rate); after an idle spell start anew (no burst to catch up).
         this.lastSlot = at >= t - interval ? at : t;
         this.counters.released += 1;
+        this.sentAt.push(t);
         this.share.released(t);
         this.day.released(t);
         (this.queue.shift() as Waiter).resolve();

@@ -62,6 +62,40 @@ describe("client/rateGate", () => {
     }
   });
 
+  it("times the others' use from when its answered requests were sent, not answered", async () => {
+    gate = make(100);
+    const w0 = 1_750_000_001_000;
+    // 57 requests sent 16.7 ms apart up to 0.95 s, each answered 50 ms later; another client
+    // spreads 40 over the window: 38 of them are in the last answer's count.
+    const events: { at: number; i: number; send: boolean }[] = [];
+    for (let i = 1; i <= 57; i++) {
+      const sent = w0 + Math.round((950 * i) / 57);
+      events.push({ at: sent, i, send: true }, { at: sent + 50, i, send: false });
+    }
+    events.sort((a, b) => a.at - b.at || Number(b.send) - Number(a.send));
+    for (const e of events) {
+      clock.now = e.at;
+      if (e.send) await clock.run(gate.acquire());
+      else {
+        const sentAt = w0 + Math.round((950 * e.i) / 57);
+        const others = Math.floor((40 * (sentAt - w0)) / 1000);
+        gate.observe(200, {
+          "burst-ratelimit-limit": "100",
+          "burst-ratelimit-remaining": String(100 - others - e.i),
+          "burst-ratelimit-reset": secs(w0 + 1000),
+        });
+      }
+    }
+    clock.now = w0 + 1_010;
+    await clock.run(gate.acquire());
+    gate.observe(200, {
+      "burst-ratelimit-limit": "100",
+      "burst-ratelimit-remaining": "99",
+      "burst-ratelimit-reset": secs(w0 + 2000),
+    });
+    assert.equal(gate.ratePerSecond, 100 - 40 - 2, "the limit, less the others' 40, less the margin");
+  });
+
   it("starts cautiously without a limit, then takes the limit from Burst-RateLimit-Limit", async () => {
     gate = make();
     assert.equal(gate.ratePerSecond, CAUTIOUS_START_RATE);
