@@ -338,6 +338,9 @@ export class RateGate implements GateStatus {
         this.lastSlot = at >= t - interval ? at : t;
         this.counters.released += 1;
         this.sentAt.push(t);
+        // One release time a request in flight: an attempt that was never reported leaves no trace.
+        const { released, responses, unanswered } = this.counters;
+        if (this.sentAt.length > released - responses - unanswered) this.sentAt.shift();
         this.share.released(t);
         this.day.released(t);
         (this.queue.shift() as Waiter).resolve();
