@@ -21,8 +21,9 @@ export class NodeVersionError extends Error {
   constructor(readonly found: string) {
     super(
       `pulumi-svc needs Node.js >= ${MIN_NODE_VERSION}; this is Node.js ${found}. ` +
-        "Install Node.js 22.19 or newer (https://nodejs.org), or run `pulumi` through the repository's " +
-        "`toolchain/pulumi.sh`, which brings its own Node.",
+        "Install Node.js 22.19 or newer (https://nodejs.org), or put a newer one first on PATH: a clone " +
+        "of the repository has Node 24 in `node_modules/node/bin` after `npm start` (its " +
+        "`toolchain/pulumi.sh` runs `pulumi` with it).",
     );
     this.name = "NodeVersionError";
   }

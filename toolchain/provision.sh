@@ -91,7 +91,7 @@ else
   (https://www.pulumi.com/docs/install/), or install Go >= 1.26 (Debian: apt-get install golang-go,
   or https://go.dev/dl) so that this script can build it from its Go modules, then run this again."
   fi
-  log "building the Pulumi CLI $PULUMI_VERSION from its Go modules (about 5 minutes with an empty Go cache, seconds with a warm one) ..."
+  log "building the Pulumi CLI $PULUMI_VERSION from its Go modules (4 to 6 minutes with an empty Go cache, seconds with a warm one) ..."
   start=$SECONDS
   mkdir -p "$BIN"
   (
