@@ -11,7 +11,10 @@
  *   the stack's outputs and reports a change when any field differs (for instance a plan
  *   upgrade), printing which fields changed; secrets are shown as "(secret)".
  * - `create` and `update` read it and store it as outputs.
- * - `read` (`pulumi refresh`) reads it again.
+ * - `read` (`pulumi refresh`) reads it again. The engine (v3.259) decides whether a refresh
+ *   changed a resource by calling `diff` right after `read`, with the refreshed outputs as the
+ *   olds: `diff` then compares them with the outputs `read` replaced (kept for that call), so a
+ *   plan upgrade shows as an update in `pulumi refresh`, not as "unchanged".
  * - `delete` leaves the service untouched (the account is not managed, only read).
  */
 import "../../client/requireNode"; // first: one clear error on a Node.js older than 22.19
@@ -76,6 +79,8 @@ export class AccountProvider implements pulumi.dynamic.ResourceProvider {
   private settings: Settings;
   /** Records `check` read for the `diff` that follows, by {@link diffKey}. */
   private readonly checked = new Map<string, AccountRecord>();
+  /** The outputs each `read` replaced, for the refresh's `diff` that follows, by {@link refreshKey}. */
+  private readonly refreshed = new Map<string, AccountOutputs>();
 
   /**
    * @param env - the environment (injectable for tests)
@@ -130,7 +135,11 @@ export class AccountProvider implements pulumi.dynamic.ResourceProvider {
     }
   }
 
-  async diff(_id: string, olds: AccountOutputs, news: AccountInputs): Promise<pulumi.dynamic.DiffResult> {
+  async diff(id: string, olds: AccountOutputs, news: AccountInputs): Promise<pulumi.dynamic.DiffResult> {
+    const before = this.refreshed.get(refreshKey(id, olds));
+    this.refreshed.delete(refreshKey(id, olds));
+    // A refresh's diff: no `check` ran, and the olds are what `read` just returned.
+    if (before !== undefined && !this.checked.has(diffKey(news))) return this.refreshDiff(before, olds);
     const inputsChanged = (["accountApiUrl", "username", "allowInsecureHttp"] as const).some(
       (k) => (olds[k] ?? undefined) !== (news[k] ?? undefined),
     );
@@ -143,6 +152,23 @@ export class AccountProvider implements pulumi.dynamic.ResourceProvider {
     if (changes.length > 0) {
       console.log(
         `${accountLabel(news)}: the account record changed since the last deployment: ${changes.join("; ")}`,
+      );
+    }
+    return { changes: changes.length > 0 };
+  }
+
+  /**
+   * The diff the engine asks for right after `read` (`pulumi refresh`): what the refresh changed
+   * in the stored outputs, printed like a preview's.
+   *
+   * @param before - the outputs `read` replaced
+   * @param after - the outputs it returned
+   */
+  private refreshDiff(before: AccountOutputs, after: AccountOutputs): pulumi.dynamic.DiffResult {
+    const changes = changedFields(before, after);
+    if (changes.length > 0) {
+      console.log(
+        `${accountLabel({ accountName: after.accountName })}: the refresh read a changed account record: ${changes.join("; ")}`,
       );
     }
     return { changes: changes.length > 0 };
@@ -176,7 +202,9 @@ export class AccountProvider implements pulumi.dynamic.ResourceProvider {
       inputs.password = props.password;
     }
     const record = await this.fetch(inputs, `${accountLabel(inputs)} (refresh)`);
-    return { id: record.id, props: this.outputs(inputs, record) };
+    const outs = this.outputs(inputs, record);
+    this.refreshed.set(refreshKey(record.id, outs), props);
+    return { id: record.id, props: outs };
   }
 
   async delete(): Promise<void> {
@@ -205,6 +233,15 @@ function diffKey(inputs: AccountInputs): string {
     inputs.accountApiUrl,
     inputs.username,
     inputs.allowInsecureHttp,
+  ]);
+}
+
+/** Which Account a refreshed record belongs to: its ID, name and the record's fields as read. */
+function refreshKey(id: string, outputs: AccountOutputs): string {
+  return JSON.stringify([
+    id,
+    outputs.accountName,
+    ...ACCOUNT_FIELD_LIST.map(({ output }) => outputs[output]),
   ]);
 }
 

@@ -116,13 +116,25 @@ describe("e2e: Account", function () {
     assert.equal(outputs.type, "paid");
   });
 
-  it("re-reads the record on refresh", async () => {
+  it("re-reads the record on refresh, and reports a plan upgrade as an update, not as unchanged", async () => {
+    emulator.setPlan("free");
+    await account.up();
+    // The plan upgrade happens at the service (its admin API here), not in the program.
     emulator.setPlan("payg");
-    await account.refresh();
+    const refreshed = await account.refresh();
+    const out = refreshed.stdout + refreshed.stderr;
+    assert.match(out, /~ 1 updated/, out);
+    assert.doesNotMatch(out, /^\s+2 unchanged/m, out);
+    assert.match(out, /Account `account`: the refresh read a changed account record: [^\n]*maxParallelism: 2 → 10/);
     const { deployment } = await account.exportState();
     const res = resourceOfType(deployment, "pulumi-nodejs:dynamic/svc:Account");
+    assert.equal(res.outputs?.maxParallelism, 10);
     assert.equal(res.outputs?.maxGlobalParallelism, 100);
     assert.equal(res.outputs?.maxDelay, emulator.state.account.record.max_delay);
+    // Refreshed: nothing left for the next preview, and a second refresh changes nothing.
+    await account.preview(["--expect-no-changes"]);
+    const again = await account.refresh();
+    assert.doesNotMatch(again.stdout, /updated/, again.stdout);
   });
 
   it("says the credentials were rejected, and where they came from, on a 401", async () => {

@@ -456,6 +456,44 @@ describe("components/providers/account: diff", () => {
     assert.equal((await p.diff(c.id, c.outs, { ...inputs(emu()), allowInsecureHttp: true })).changes, true);
   });
 
+  // `pulumi refresh` (v3.259): the engine calls `read`, then `diff` with the refreshed outputs as
+  // the olds and the stored inputs as the news; "no changes" shows the Account as unchanged.
+  it("a refresh's diff reports what the refresh changed (a plan upgrade), and logs the fields", async () => {
+    const p = accountProvider();
+    const news = { ...inputs(emu()), accountName: "acct" };
+    const c = await p.create(news);
+    emu().setPlan("fixed");
+    const r = await p.read(c.id, c.outs);
+    assert.equal(r.props.maxParallelism, 10);
+    const d = await p.diff(c.id, r.props, news);
+    assert.equal(d.changes, true);
+    assert.equal(lines.length, 1);
+    assert.ok(lines[0].startsWith("Account `acct`: the refresh read a changed account record: "), lines[0]);
+    assert.ok(lines[0].includes("maxParallelism: 2 → 10"), lines[0]);
+    // The next preview or up compares the refreshed state with the record: nothing left to change.
+    assert.equal((await p.check({ ...news }, news)).failures, undefined);
+    assert.equal((await p.diff(c.id, r.props, news)).changes, false);
+  });
+
+  it("a refresh that read the same record reports no change", async () => {
+    const p = accountProvider();
+    const news = { ...inputs(emu()), accountName: "acct" };
+    const c = await p.create(news);
+    const r = await p.read(c.id, c.outs);
+    assert.equal((await p.diff(c.id, r.props, news)).changes, false);
+    assert.deepEqual(lines, []);
+  });
+
+  it("an up's diff (after check) is not taken for a refresh's: it compares with the live record", async () => {
+    const p = accountProvider();
+    const news = { ...inputs(emu()), accountName: "acct" };
+    const c = await p.create(news);
+    emu().setPlan("fixed");
+    const r = await p.read(c.id, c.outs); // `pulumi up --refresh` with the legacy refresh diff: no diff here
+    assert.equal((await p.check({ ...news }, news)).failures, undefined);
+    assert.equal((await p.diff(c.id, r.props, news)).changes, false);
+  });
+
   it("reads the live record on diff (one GET)", async () => {
     const { p, c } = await created();
     await p.diff(c.id, c.outs, inputs(emu()));
