@@ -211,6 +211,14 @@ export function waitInWords(ms: number): string {
   return `${Math.floor(min / 60)} h ${min % 60} min`;
 }
 
+/** "2025-06-16 00:00:00 UTC": a time for messages, such as when a daily limit resets. */
+export function utcTime(ms: number): string {
+  return new Date(ms)
+    .toISOString()
+    .replace("T", " ")
+    .replace(/\.\d{3}Z$/, " UTC");
+}
+
 /**
  * The message of `SVC_DAILY_LIMIT`: the daily limit (the number), that it is spent, when it
  * resets (UTC time and how long from now), and that `pulumi up` after that continues.
@@ -221,10 +229,7 @@ export function waitInWords(ms: number): string {
  * @param drain - the request was part of a drain (resume requests): say how it continues
  */
 export function dailyLimitMessage(spent: SpentDailyLimit, nowMs: number, what: string, drain = true): string {
-  const at = new Date(spent.resetAt)
-    .toISOString()
-    .replace("T", " ")
-    .replace(/\.\d{3}Z$/, " UTC");
+  const at = utcTime(spent.resetAt);
   const head =
     spent.limit !== undefined
       ? `The account's daily limit of ${spent.limit} requests is spent`

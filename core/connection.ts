@@ -32,15 +32,22 @@ export interface SettingSource {
   config: string;
   /** Environment variable. */
   env: string;
+  /** A credential: set in the stack config with `--secret`, never shown. */
+  secret: boolean;
 }
 
 /** The settings and their sources: the one list of them. */
 export const SETTINGS = {
-  accountApiUrl: { input: "accountApiUrl", config: "svc:accountApiUrl", env: "SVC_ACCOUNT_API_URL" },
-  username: { input: "username", config: "svc:username", env: "SVC_USERNAME" },
-  password: { input: "password", config: "svc:password", env: "SVC_PASSWORD" },
-  baseUrl: { input: "baseUrl", config: "svc:baseUrl", env: "SVC_BASE_URL" },
-  token: { input: "token", config: "svc:token", env: "SVC_TOKEN" },
+  accountApiUrl: {
+    input: "accountApiUrl",
+    config: "svc:accountApiUrl",
+    env: "SVC_ACCOUNT_API_URL",
+    secret: false,
+  },
+  username: { input: "username", config: "svc:username", env: "SVC_USERNAME", secret: false },
+  password: { input: "password", config: "svc:password", env: "SVC_PASSWORD", secret: true },
+  baseUrl: { input: "baseUrl", config: "svc:baseUrl", env: "SVC_BASE_URL", secret: false },
+  token: { input: "token", config: "svc:token", env: "SVC_TOKEN", secret: true },
 } as const satisfies Record<string, SettingSource>;
 
 /** Name of a connection setting. */
@@ -58,28 +65,63 @@ export const RESUME_SETTINGS = ["baseUrl", "token"] as const satisfies readonly 
 /** Where a resolved value came from, for messages: e.g. "stack config `svc:token`". */
 export type SettingOrigin = string;
 
-/** Thrown when a required setting is found in no source. */
+/** Thrown when a required setting is found in no source (or only as an empty string). */
 export class MissingSettingError extends Error {
   /**
    * @param missing - the settings found nowhere
    * @param context - what needed them, e.g. "DlqRecovery `incident-42`"
    * @param configKeys - the stack config's keys: a `svc:` key that is no setting gets a hint
+   * @param empty - of the missing settings, those a source holds as an empty string: that source
    */
   constructor(
     public readonly missing: SettingName[],
     context: string,
     configKeys: readonly string[] = [],
+    public readonly empty: Partial<Record<SettingName, SettingOrigin>> = {},
   ) {
+    const unset = missing.filter((m) => empty[m] === undefined);
+    const parts: string[] = [];
+    if (unset.length > 0) {
+      const how = unset.map((m) => describeSources(m)).join("; ");
+      parts.push(
+        `no ${unset.map((m) => `\`${m}\``).join(", ")} configured. ${how.charAt(0).toUpperCase()}${how.slice(1)}.`,
+      );
+    }
+    for (const m of missing) {
+      const origin = empty[m];
+      if (origin !== undefined) parts.push(describeEmpty(m, origin));
+    }
     super(
-      `${context}: no ${missing.map((m) => `\`${m}\``).join(", ")} configured. ` +
-        missing.map((m) => describeSources(m)).join("; ") +
-        "." +
+      `${context}: ${parts.join(" ")}` +
         unknownConfigKeys(configKeys)
           .map((u) => ` ${configKeyHint(u)}`)
           .join(""),
     );
     this.name = "MissingSettingError";
   }
+}
+
+/**
+ * "`token` is set but empty in the stack config `svc:token`. Give it a value (`pulumi config set
+ * --secret svc:token <value>`), or set the input `token` or the environment variable `SVC_TOKEN`."
+ */
+function describeEmpty(name: SettingName, origin: SettingOrigin): string {
+  const s = SETTINGS[name];
+  const sources = [
+    { origin: `input \`${s.input}\``, text: `the input \`${s.input}\`` },
+    {
+      origin: `stack config \`${s.config}\``,
+      text: `the stack config \`${s.config}\``,
+      how: `\`pulumi config set${s.secret ? " --secret" : ""} ${s.config} <value>\``,
+    },
+    { origin: `environment variable \`${s.env}\``, text: `the environment variable \`${s.env}\`` },
+  ];
+  const here = sources.find((x) => x.origin === origin);
+  const others = sources.filter((x) => x !== here).map((x) => x.text);
+  return (
+    `\`${name}\` is set but empty in the ${origin}. Give it a value${here?.how ? ` (${here.how})` : ""}, ` +
+    `or set ${others.join(" or ")}.`
+  );
 }
 
 /** The config namespace of the settings. */
@@ -173,6 +215,23 @@ export function resolveSetting(
   return undefined;
 }
 
+/**
+ * Where a setting is set to an empty string, in the order the sources are read: the origin, or
+ * `undefined` when no source holds it empty. For a message: an empty value counts as not set.
+ */
+export function emptySetting(
+  name: SettingName,
+  input: string | undefined,
+  env: NodeJS.ProcessEnv,
+  config: StackConfigReader | undefined,
+): SettingOrigin | undefined {
+  const s = SETTINGS[name];
+  if (input === "") return `input \`${s.input}\``;
+  if (config?.get(s.config) === "") return `stack config \`${s.config}\``;
+  if (env[s.env] === "") return `environment variable \`${s.env}\``;
+  return undefined;
+}
+
 /** Resolves several settings at once, throwing one error that names every missing one. */
 export function resolveSettings<N extends SettingName>(
   names: readonly N[],
@@ -188,7 +247,14 @@ export function resolveSettings<N extends SettingName>(
     if (r) out[n] = r;
     else missing.push(n);
   }
-  if (missing.length > 0) throw new MissingSettingError(missing, context, configKeysOf(config));
+  if (missing.length > 0) {
+    const empty: Partial<Record<SettingName, SettingOrigin>> = {};
+    for (const m of missing) {
+      const origin = emptySetting(m, inputs[m], env, config);
+      if (origin !== undefined) empty[m] = origin;
+    }
+    throw new MissingSettingError(missing, context, configKeysOf(config), empty);
+  }
   return out;
 }
 

@@ -9,7 +9,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 // The client's leaf modules, not its index: the policy pack loads these without the HTTP stack.
 import { isSet, type Problem } from "../client/contract";
-import { SvcError, type SvcErrorCode } from "../client/errors";
+import { SvcError, utcTime, type SvcErrorCode } from "../client/errors";
 import { show } from "../client/show";
 import { parseCredentialUrl } from "../client/transport";
 import type { Resolved } from "./connection";
@@ -24,6 +24,20 @@ export class Failures {
   /** Adds a failure for `property`; `reason` names the field in backticks and the value. */
   add(property: string, reason: string): void {
     this.list.push({ property, reason });
+  }
+
+  /**
+   * Adds a failure of a connection setting (`baseUrl`, `token`, ...): on its property when the
+   * resource's input holds it, else on the resource as a whole. The engine prints a property
+   * failure with the input's value, which for a setting taken from the stack config or the
+   * environment (or set nowhere) reads "property baseUrl value {<nil>} has a problem".
+   *
+   * @param setting - the setting's input name
+   * @param input - the resource's input for it
+   * @param reason - the message, naming the setting and where to set it
+   */
+  addForSetting(setting: string, input: unknown, reason: string): void {
+    this.add(isSet(input) ? setting : "", reason);
   }
 
   /** Adds a failure per problem of the wire contract (`client/contract.ts`). */
@@ -178,12 +192,41 @@ const FIX_FIRST: Partial<Record<SvcErrorCode, string>> = {
 /**
  * The last sentence of a failed drain's message: "Run `pulumi up` again to continue where it
  * stopped." only where running it again can help (a rate limit, a server error, a lost
- * connection); after a refusal (401, 403, 404, 400, a refused input) what to fix first.
+ * connection); after a spent daily limit, to run it after the reset, with its time (an earlier
+ * run only gets refused requests); after a refusal (401, 403, 404, 400, a refused input) what to
+ * fix first.
  *
  * @param code - the client's error code, when known
+ * @param resetAt - `SVC_DAILY_LIMIT`: when the daily limit resets, unix ms
  */
-export function nextStep(code: SvcErrorCode | undefined): string {
+export function nextStep(code: SvcErrorCode | undefined, resetAt?: number): string {
+  if (code === "SVC_DAILY_LIMIT") {
+    const when = resetAt === undefined ? "the reset named above" : `the reset at ${utcTime(resetAt)}`;
+    return (
+      `Run \`pulumi up\` after ${when} to continue where it stopped; ` +
+      "before that, the service refuses every request it sends."
+    );
+  }
   const fix = code === undefined ? undefined : FIX_FIRST[code];
   if (fix === undefined) return "Run `pulumi up` again to continue where it stopped.";
   return `${fix}; running \`pulumi up\` again before that fails the same way. Then \`pulumi up\` continues where it stopped.`;
+}
+
+/**
+ * Joins clauses into one text of sentences: each part ends with its own full stop, question
+ * mark or exclamation mark, or gets a full stop; each part after the first starts with a
+ * capital. So "… Is it running, and is the URL right?" and "there is no Account resource"
+ * read as two sentences, not as "right?, and there is".
+ *
+ * @param parts - clauses or sentences, the first as it should start (e.g. lower case in a list)
+ */
+export function sentences(...parts: readonly string[]): string {
+  return parts
+    .map((p) => p.trim())
+    .filter((p) => p !== "")
+    .map((p, i) => {
+      const ended = /[.?!]$/.test(p) ? p : `${p}.`;
+      return i === 0 ? ended : ended.charAt(0).toUpperCase() + ended.slice(1);
+    })
+    .join(" ");
 }

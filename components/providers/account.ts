@@ -110,8 +110,9 @@ export class AccountProvider implements pulumi.dynamic.ResourceProvider {
         const configured = usernameProblem(s.username.value, s.username.origin);
         if (configured) f.add(configured.field, configured.message);
       } catch (e) {
-        if (e instanceof MissingSettingError) f.add(e.missing[0], e.message);
-        else if (e instanceof SvcError) f.add("accountApiUrl", e.message);
+        // A setting in no source (or only empty): a failure of the resource, not of an input it did not set.
+        if (e instanceof MissingSettingError) f.add("", e.message);
+        else if (e instanceof SvcError) f.addForSetting("accountApiUrl", news.accountApiUrl, e.message);
         else throw e;
       }
     }

@@ -110,8 +110,9 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
         // The same transport rule the client applies at up, reported at preview.
         resolveEndpoint(s.baseUrl.value, "baseUrl", news.allowInsecureHttp === true);
       } catch (e) {
-        if (e instanceof MissingSettingError) f.add(e.missing[0], e.message);
-        else if (e instanceof SvcError) f.add("baseUrl", e.message);
+        // A setting in no source (or only empty): a failure of the resource, not of an input it did not set.
+        if (e instanceof MissingSettingError) f.add("", e.message);
+        else if (e instanceof SvcError) f.addForSetting("baseUrl", news.baseUrl, e.message);
         else throw e;
       }
     }

@@ -279,7 +279,7 @@ export class DrainRun {
     const outs = this.outputs(e.partial, false, explained.message);
     const message =
       `${explained.message}\n${this.label} was cut off after resuming ${outs.resumedCount} runs in ${outs.requestCount} requests; ` +
-      `they are recorded in the state. ${nextStep(e.code)}`;
+      `they are recorded in the state. ${nextStep(e.code, e.resetAt)}`;
     return partialState(message, this.id, outs, this.inputs);
   }
 }

@@ -125,7 +125,10 @@ describe("e2e: Account", function () {
     const out = refreshed.stdout + refreshed.stderr;
     assert.match(out, /~ 1 updated/, out);
     assert.doesNotMatch(out, /^\s+2 unchanged/m, out);
-    assert.match(out, /Account `account`: the refresh read a changed account record: [^\n]*maxParallelism: 2 → 10/);
+    assert.match(
+      out,
+      /Account `account`: the refresh read a changed account record: [^\n]*maxParallelism: 2 → 10/,
+    );
     const { deployment } = await account.exportState();
     const res = resourceOfType(deployment, "pulumi-nodejs:dynamic/svc:Account");
     assert.equal(res.outputs?.maxParallelism, 10);

@@ -67,6 +67,12 @@ describe("e2e: DlqRecovery at the account's daily limit", function () {
     assert.match(out, /daily limit of 40 requests is spent/);
     assert.match(out, /resets at \d{4}-\d\d-\d\d 00:00:00 UTC \(in \d+ (h|min|s)/);
     assert.match(out, /`pulumi up` after that continues where the drain stopped and resumes nothing twice/);
+    // What to do next: run it after the reset, with its time; `pulumi up` at once only gets refusals.
+    assert.match(
+      out,
+      /Run `pulumi up` after the reset at \d{4}-\d\d-\d\d 00:00:00 UTC to continue where it stopped; before that, the service refuses every request it sends\./,
+    );
+    assert.doesNotMatch(out, /Run `pulumi up` again/);
     assert.doesNotMatch(out, /gave up after \d+ attempts/);
     const log = emulator.state.log.since(0, 1_000_000).filter((r) => r.path === RESUME);
     const refused = log.filter((r) => r.dailyLimited === true).length;

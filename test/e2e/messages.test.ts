@@ -1,7 +1,8 @@
 /**
  * Messages with the real CLI: an expected failure is printed once, without a stack trace, naming
- * the resource and what to fix (a wrong password in `preview` and in `up`); a misspelled `svc:`
- * config key gets a "did you mean" hint.
+ * the resource and what to fix (a wrong password in `preview` and in `up`); an unset `baseUrl` and
+ * an empty `token` say which setting and how to set it; a misspelled `svc:` config key gets a
+ * "did you mean" hint.
  */
 import * as assert from "node:assert/strict";
 import { startEmulator, type RunningEmulator } from "../../emulator";
@@ -83,6 +84,39 @@ describe("e2e: messages", function () {
       }
     });
   }
+
+  it("an unset baseUrl: the error is the resource's, names the setting and where to set it, no `{<nil>}`", async () => {
+    await p.cli(["config", "rm", "svc:baseUrl"]);
+    try {
+      const res = await p.preview([], { allowFailure: true });
+      const out = `${res.stdout}\n${res.stderr}`;
+      assert.notEqual(res.code, 0);
+      assert.doesNotMatch(out, /<nil>|property baseUrl value/, out);
+      assert.match(
+        out,
+        /resource 'recovery' has a problem: DlqRecovery `recovery`: no `baseUrl` configured\. Set the input `baseUrl`, the stack config `svc:baseUrl` or the environment variable `SVC_BASE_URL`\./,
+      );
+      assert.doesNotMatch(out, TRACE, out);
+    } finally {
+      await p.setConfig("svc:baseUrl", emulator.url);
+    }
+  });
+
+  it("a token set but empty: says it is empty, where, and how to give it a value", async () => {
+    await p.cli(["config", "set", "--secret", "svc:token", "--", ""]);
+    try {
+      const res = await p.preview([], { allowFailure: true });
+      const out = `${res.stdout}\n${res.stderr}`;
+      assert.notEqual(res.code, 0);
+      assert.match(
+        out,
+        /DlqRecovery `recovery`: `token` is set but empty in the stack config `svc:token`\. Give it a value \(`pulumi config set --secret svc:token <value>`\)/,
+      );
+      assert.doesNotMatch(out, /no `token` configured|<nil>/, out);
+    } finally {
+      await p.setConfig("svc:token", CREDS.token, true);
+    }
+  });
 
   it("a misspelled `svc:tokn`: the error names it and says did you mean `svc:token`", async () => {
     await p.cli(["config", "rm", "svc:token"]);

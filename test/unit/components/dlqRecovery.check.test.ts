@@ -547,7 +547,8 @@ describe("components/providers/dlqRecovery: check", () => {
     const r = await provider.check({}, happyDlq("filters", { baseUrl: undefined, token: undefined }));
     assert.equal(r.failures?.length, 1);
     const f = r.failures?.[0];
-    assert.equal(f?.property, "baseUrl");
+    // On the resource, not on the unset input (the engine would print "property baseUrl value {<nil>}").
+    assert.equal(f?.property, "");
     for (const s of [
       "DlqRecovery `incident-42`",
       "input `baseUrl`",
@@ -567,6 +568,44 @@ describe("components/providers/dlqRecovery: check", () => {
     const reason = r.failures?.[0].reason ?? "";
     assert.match(reason, /no `token` configured/);
     assert.ok(!reason.includes("SVC_BASE_URL"), reason);
+  });
+
+  it("says a token that is set but empty is empty, where, and how to give it a value", async () => {
+    const { provider } = dlqProvider({ config: { "svc:baseUrl": "http://127.0.0.1:1", "svc:token": "" } });
+    const r = await provider.check({}, happyDlq("filters", { baseUrl: undefined, token: undefined }));
+    assert.deepEqual(r.failures, [
+      {
+        property: "",
+        reason:
+          "DlqRecovery `incident-42`: `token` is set but empty in the stack config `svc:token`. Give it a value " +
+          "(`pulumi config set --secret svc:token <value>`), or set the input `token` or the environment variable " +
+          "`SVC_TOKEN`.",
+      },
+    ]);
+  });
+
+  it("says an empty `SVC_BASE_URL` is empty, on the resource, not as `baseUrl` {<nil>}", async () => {
+    const { provider } = dlqProvider({ env: { SVC_BASE_URL: "" }, config: { "svc:token": TOKEN } });
+    const r = await provider.check({}, happyDlq("filters", { baseUrl: undefined, token: undefined }));
+    assert.equal(r.failures?.length, 1);
+    assert.equal(r.failures?.[0].property, "");
+    assert.equal(
+      r.failures?.[0].reason,
+      "DlqRecovery `incident-42`: `baseUrl` is set but empty in the environment variable `SVC_BASE_URL`. Give it a " +
+        "value, or set the input `baseUrl` or the stack config `svc:baseUrl`.",
+    );
+  });
+
+  it("a baseUrl from the stack config the transport rule refuses: on the resource; from the input: on `baseUrl`", async () => {
+    const fromConfig = dlqProvider({ config: { "svc:baseUrl": "ftp://127.0.0.1:1", "svc:token": TOKEN } });
+    const news = happyDlq("filters", { baseUrl: undefined, token: undefined });
+    const r = await fromConfig.provider.check({}, news);
+    assert.equal(r.failures?.length, 1);
+    assert.equal(r.failures?.[0].property, "");
+    assert.match(r.failures?.[0].reason ?? "", /baseUrl/);
+    const fromInput = dlqProvider({ config: { "svc:token": TOKEN } });
+    const s = await fromInput.provider.check({}, { ...news, baseUrl: "http://example.com" });
+    assert.equal(s.failures?.[0].property, "baseUrl");
   });
 
   it("accepts baseUrl and token from stack config or from the environment", async () => {

@@ -58,9 +58,63 @@ describe("core/connection", () => {
       (e: unknown) => {
         assert.ok(e instanceof MissingSettingError);
         assert.deepEqual(e.missing, ["baseUrl", "token"]);
-        assert.match(e.message, /^DlqRecovery `x`: no `baseUrl`, `token` configured\. /);
-        assert.ok(e.message.includes(describeSources("baseUrl")));
-        assert.ok(e.message.includes(describeSources("token")));
+        assert.equal(
+          e.message,
+          `DlqRecovery \`x\`: no \`baseUrl\`, \`token\` configured. S${describeSources("baseUrl").slice(1)}; ` +
+            `${describeSources("token")}.`,
+        );
+        return true;
+      },
+    );
+  });
+
+  it("says a setting that is set but empty is empty, where, and how to give it a value", () => {
+    const cases: [Record<string, string>, Record<string, string>, string][] = [
+      [
+        { "svc:token": "" },
+        {},
+        "`token` is set but empty in the stack config `svc:token`. Give it a value (`pulumi config set --secret " +
+          "svc:token <value>`), or set the input `token` or the environment variable `SVC_TOKEN`.",
+      ],
+      [
+        {},
+        { SVC_TOKEN: "" },
+        "`token` is set but empty in the environment variable `SVC_TOKEN`. Give it a value, or set the input " +
+          "`token` or the stack config `svc:token`.",
+      ],
+    ];
+    for (const [config, env, says] of cases) {
+      assert.throws(
+        () =>
+          resolveSettings(
+            ["baseUrl", "token"],
+            { baseUrl: "http://e" },
+            "DlqRecovery `x`",
+            env,
+            configOf(config),
+          ),
+        (e: unknown) => {
+          assert.ok(e instanceof MissingSettingError);
+          assert.deepEqual(e.missing, ["token"]);
+          assert.equal(e.message, `DlqRecovery \`x\`: ${says}`);
+          assert.doesNotMatch(e.message, /no `token` configured/);
+          return true;
+        },
+      );
+    }
+  });
+
+  it("names an unset and an empty setting each in its own words, a plain setting's command without --secret", () => {
+    assert.throws(
+      () => resolveSettings(["baseUrl", "token"], {}, "DlqRecovery `x`", {}, configOf({ "svc:baseUrl": "" })),
+      (e: unknown) => {
+        assert.ok(e instanceof MissingSettingError);
+        assert.equal(
+          e.message,
+          `DlqRecovery \`x\`: no \`token\` configured. S${describeSources("token").slice(1)}. \`baseUrl\` is set ` +
+            "but empty in the stack config `svc:baseUrl`. Give it a value (`pulumi config set svc:baseUrl <value>`), " +
+            "or set the input `baseUrl` or the environment variable `SVC_BASE_URL`.",
+        );
         return true;
       },
     );

@@ -8,6 +8,7 @@ import {
   describeOrigins,
   explainServiceError,
   nextStep,
+  sentences,
   show,
 } from "../../../core/messages";
 import { UNKNOWN, containsUnknown } from "../../../core/unknownValue";
@@ -108,6 +109,18 @@ describe("core/messages: nextStep", () => {
     }
   });
 
+  it("after a spent daily limit says to run `pulumi up` after the reset, with its time, never again at once", () => {
+    const resetAt = Date.UTC(2025, 5, 16, 0, 0, 0);
+    const text = nextStep("SVC_DAILY_LIMIT", resetAt);
+    assert.equal(
+      text,
+      "Run `pulumi up` after the reset at 2025-06-16 00:00:00 UTC to continue where it stopped; before that, the " +
+        "service refuses every request it sends.",
+    );
+    assert.ok(!text.includes("again"), text);
+    assert.match(nextStep("SVC_DAILY_LIMIT"), /^Run `pulumi up` after the reset named above /);
+  });
+
   it("after a refusal (401/403, 404, 400, a refused input) says what to fix first", () => {
     const cases = {
       SVC_UNAUTHORIZED: "Fix the credentials named above",
@@ -120,5 +133,17 @@ describe("core/messages: nextStep", () => {
       assert.ok(text.startsWith(`${fix}; running \`pulumi up\` again before that fails the same way.`), text);
       assert.ok(!text.includes("Run `pulumi up` again"), text);
     }
+  });
+});
+
+describe("core/messages: sentences", () => {
+  it("starts a new sentence after a question or a full stop, never gluing `?, and`", () => {
+    assert.equal(
+      sentences("cannot reach it. Is it running, and is the URL right?", "there is no Account resource"),
+      "cannot reach it. Is it running, and is the URL right? There is no Account resource.",
+    );
+    assert.equal(sentences("Check those values.", "next"), "Check those values. Next.");
+    assert.equal(sentences("a clause", "", "another"), "a clause. Another.");
+    assert.equal(sentences("one"), "one.");
   });
 });
