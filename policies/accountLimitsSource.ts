@@ -13,7 +13,9 @@
  * @packageDocumentation
  */
 import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
-import type { LimitsContext, RunNotes } from "./context";
+import { sentences } from "../core/messages";
+import { configFixJson } from "./configFix";
+import type { LimitsContext, RunNotes, UncheckedChecks } from "./context";
 
 /** The name of the policy. */
 export const ACCOUNT_LIMITS_SOURCE = "account-limits-source";
@@ -22,8 +24,9 @@ export const ACCOUNT_LIMITS_SOURCE = "account-limits-source";
 export const accountLimitsSourceConfigSchema: PolicyConfigSchema = { properties: {} };
 
 /**
- * The one summary message of a run, or `undefined` when every check could run: each limit and
- * cause with the resources left unchecked, where limits come from, and the two ways out.
+ * The one summary message of a run, or `undefined` when every check could run: each cause (in
+ * sentences) with the limits and resources it left unchecked, where limits come from with the
+ * exact pack config that lets these checks run, and the two ways out.
  */
 export function summarize(notes: RunNotes): string | undefined {
   if (notes.unchecked.size === 0) return undefined;
@@ -34,13 +37,11 @@ export function summarize(notes: RunNotes): string | undefined {
     lines.push(`      ${g.spec.field} (${g.spec.policy}): ${[...g.resources].sort().join(", ")}`);
     byCause.set(g.cause, lines);
   }
-  const example = groups[0].spec;
   return [
-    "These checks could not run, because no source has the account limit they need:",
-    ...[...byCause.entries()].flatMap(([cause, lines]) => [`  - ${cause}:`, ...lines]),
+    "These checks could not run, because no source has the account limit they need (each cause, then the checks it left unchecked):",
+    ...[...byCause.entries()].flatMap(([cause, lines]) => [`  - ${capitalized(sentences(cause))}`, ...lines]),
     "Limits come from, in this order:",
-    `  1. the policy pack config, e.g. {"${example.policy}": {"${example.configKey}": <limit>}}, or per account ID ` +
-      `{"${example.policy}": {"accounts": {"<id>": <limit>}}}, in --policy-pack-config;`,
+    `  1. ${packConfigSource(groups)}`,
     "  2. the live account record: a bound Account's own settings, else the stack config `svc:accountApiUrl`, " +
       "`svc:username`, `svc:password` or the `SVC_*` environment variables;",
     "  3. an Account resource's outputs (the strictest of them for a resource without `account`).",
@@ -48,6 +49,38 @@ export function summarize(notes: RunNotes): string | undefined {
       `config (--policy-pack-config with {"${ACCOUNT_LIMITS_SOURCE}": "advisory"}) to let these checks pass unchecked ` +
       "with a warning.",
   ].join("\n");
+}
+
+/**
+ * The first source, with the exact `--policy-pack-config` these checks need when a limit in the
+ * pack config would let them run (not, for instance, when only a value is unknown).
+ */
+function packConfigSource(groups: readonly UncheckedChecks[]): string {
+  const fixes = groups.map((g) => ({ spec: g.spec, fixes: [...g.fixes.values()] }));
+  const json = configFixJson(fixes);
+  if (json === undefined) {
+    const example = groups[0].spec;
+    return (
+      `the policy pack config, e.g. {"${example.policy}": {"${example.configKey}": <limit>}}, or per account ID ` +
+      `{"${example.policy}": {"accounts": {"<id>": <limit>}}}, in --policy-pack-config;`
+    );
+  }
+  const staticSpec = fixes.find((g) => g.fixes.some((f) => f.kind === "static"))?.spec;
+  const perAccount =
+    staticSpec === undefined
+      ? ""
+      : ` (a static option such as "${staticSpec.configKey}" holds for every account; for a limit per ` +
+        "account, set the resource's `account` to its account ID, e.g. a StackReference's `accountId` output, " +
+        'and key the limit by that ID under "accounts")';
+  return (
+    `the policy pack config: --policy-pack-config with ${json} lets these checks run, each <...> being the ` +
+    `account's limit${perAccount};`
+  );
+}
+
+/** The text with its first letter in upper case: a cause starts a list item. */
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /** Builds the `account-limits-source` policy. */

@@ -8,6 +8,7 @@
  */
 import type { PolicyResource } from "@pulumi/policy";
 import type { AccountConnectionInputs } from "../core/accountClient";
+import { sentences } from "../core/messages";
 import { WORKFLOW_TYPE } from "../core/typeTokens";
 import {
   accountIdOf,
@@ -16,6 +17,7 @@ import {
   type AccountConnection,
   type Binding,
 } from "./accounts";
+import { fixKey, type ConfigFix } from "./configFix";
 import {
   describeSource,
   isLimitValue,
@@ -51,6 +53,8 @@ export type Resolution =
       readonly cause: string;
       /** True when only values unknown during preview are missing: a Workflow check may wait for `up`. */
       readonly deferrable: boolean;
+      /** The pack config that would give the check its limit, when one would. */
+      readonly fix?: ConfigFix;
     };
 
 /** Checks of one limit that could not run for one cause. */
@@ -59,6 +63,8 @@ export interface UncheckedChecks {
   readonly cause: string;
   /** Labels of the resources left unchecked, e.g. "Workflow `orders`". */
   readonly resources: Set<string>;
+  /** The pack config that would let them run, by {@link fixKey}. */
+  readonly fixes: Map<string, ConfigFix>;
 }
 
 /** Checks of one limit that ran against the strictest of several Accounts. */
@@ -165,16 +171,25 @@ export class LimitsContext {
         },
       };
     }
+    const statically: ConfigFix = { kind: "static" };
     if (binding.kind === "unknown") {
-      return unchecked("its `account` is unknown until the resources it depends on are created", true);
+      return withFix(
+        unchecked("its `account` is unknown until the resources it depends on are created", true),
+        statically,
+      );
     }
     if (binding.kind === "invalid") return unchecked(binding.problem);
     const ref = binding.ref;
-    if (ref.kind === "stack") return this.resolveStack(spec, config, resources);
-    if (ref.kind === "id") return this.resolveId(spec, config, resources, ref.id);
+    if (ref.kind === "stack") return withFix(await this.resolveStack(spec, config, resources), statically);
+    if (ref.kind === "id") {
+      const byId: ConfigFix = { kind: "accounts", id: ref.id };
+      return withFix(await this.resolveId(spec, config, resources, ref.id), byId);
+    }
     const account = accountResources(resources).find((r) => r.urn === ref.urn);
     if (account === undefined) return unchecked(`its Account \`${ref.name}\` is not in this stack`);
-    return this.resolveAccount(spec, config, account);
+    const id = accountIdOf(account);
+    const fix: ConfigFix = id === undefined ? statically : { kind: "accounts", id };
+    return withFix(await this.resolveAccount(spec, config, account), fix);
   }
 
   /** A resource without `account`: the stack's `svc:` account, else the strictest of the Accounts. */
@@ -190,14 +205,14 @@ export class LimitsContext {
     const stackCause = `the live account record ${describeLive(live)}`;
     const accounts = accountResources(resources);
     if (accounts.length === 0)
-      return unchecked(`${stackCause}, and there is no Account resource in this stack`);
+      return unchecked(sentences(stackCause, "there is no Account resource in this stack"));
     const each = await Promise.all(accounts.map((a) => this.resolveAccount(spec, config, a)));
     const failed = each.filter((r) => r.kind === "unchecked");
     if (failed.length > 0) {
       const causes = failed.map((r) => r.cause).join("; ");
       // Waiting for an Account's outputs: say only that; anything else also says why the stack's source failed.
       if (failed.every((r) => r.deferrable)) return unchecked(causes, true);
-      return unchecked(`${stackCause}; ${causes}`);
+      return unchecked(sentences(stackCause, ...failed.map((r) => r.cause)));
     }
     const limits = each.map((r) => (r as { limit: ResolvedLimit }).limit);
     if (limits.length === 1) return { kind: "ok", limit: limits[0] };
@@ -231,9 +246,9 @@ export class LimitsContext {
         ? `the stack's \`svc:\` settings read the account ${JSON.stringify(live.record.id)}`
         : `the live account record ${describeLive(live)}`;
     return unchecked(
-      `no source has the limits of the account ${JSON.stringify(id)}: it is not in the policy pack config ` +
-        `(e.g. {"${spec.policy}": {"accounts": {${JSON.stringify(id)}: <limit>}}}), no Account resource of this ` +
-        `stack has that accountId, and ${stack}`,
+      // One cause for every limit of the account: the pack config to add is named once, below the causes.
+      `no source has the limits of the account ${JSON.stringify(id)}: the policy pack config has none under ` +
+        `"accounts" for it, no Account resource of this stack has that accountId, and ${stack}`,
     );
   }
 
@@ -310,7 +325,7 @@ export class LimitsContext {
     if (res.deferrable && resource.type === WORKFLOW_TYPE) {
       unknowns.add(resource, `account ${spec.field}`, res.cause);
     } else {
-      this.noteUnchecked(spec, [resource], res.deferrable ? neverDeferred(res.cause) : res.cause);
+      this.noteUnchecked(spec, [resource], res.deferrable ? neverDeferred(res.cause) : res.cause, res.fix);
     }
   }
 
@@ -333,11 +348,21 @@ export class LimitsContext {
       );
   }
 
-  /** Notes checks that could not run, for the summary of `account-limits-source`. */
-  noteUnchecked(spec: LimitSpec, resources: readonly PolicyResource[], cause: string): void {
+  /**
+   * Notes checks that could not run, for the summary of `account-limits-source`.
+   *
+   * @param fix - the pack config that would give them their limit, when one would
+   */
+  noteUnchecked(spec: LimitSpec, resources: readonly PolicyResource[], cause: string, fix?: ConfigFix): void {
     const key = `${spec.field}\n${cause}`;
-    const entry = this.notes.unchecked.get(key) ?? { spec, cause, resources: new Set<string>() };
+    const entry = this.notes.unchecked.get(key) ?? {
+      spec,
+      cause,
+      resources: new Set<string>(),
+      fixes: new Map<string, ConfigFix>(),
+    };
     for (const r of resources) entry.resources.add(label(r));
+    if (fix !== undefined) entry.fixes.set(fixKey(fix), fix);
     this.notes.unchecked.set(key, entry);
   }
 
@@ -367,5 +392,10 @@ export class LimitsContext {
 
 /** A cause, with why a DlqRecovery does not wait for `up`. */
 function neverDeferred(cause: string): string {
-  return `${cause}; a DlqRecovery is never deferred to \`up\` (its drain cannot be undone)`;
+  return sentences(cause, "a DlqRecovery is never deferred to `up` (its drain cannot be undone)");
+}
+
+/** An unchecked resolution with the pack config that would fix it; any other as it is. */
+function withFix(res: Resolution, fix: ConfigFix): Resolution {
+  return res.kind === "unchecked" ? { ...res, fix } : res;
 }

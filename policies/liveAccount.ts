@@ -24,7 +24,7 @@ import {
   type SettingName,
   type StackConfigReader,
 } from "../core/connection";
-import { ServiceError } from "../core/messages";
+import { ServiceError, sentences } from "../core/messages";
 
 /** The outcome of reading the live account record. */
 export type LiveAccountResult =
@@ -105,7 +105,7 @@ export function liveAccountFromSettings(options: LiveAccountOptions = {}): LiveA
       const secret = crypto.createHash("sha256").update(s.password.value, "utf8").digest("hex");
       key = [s.accountApiUrl.value, s.username.value, secret, inputs.allowInsecureHttp === true].join("\n");
     } catch (e) {
-      if (e instanceof MissingSettingError) return missingSettings(e.missing, settings);
+      if (e instanceof MissingSettingError) return missingSettings(e, settings);
       throw e;
     }
     let read = reads.get(key);
@@ -145,15 +145,29 @@ async function readLive(
   }
 }
 
-/** The outcome when some or all settings are in no source. */
-function missingSettings(missing: readonly SettingName[], settings: Settings): LiveAccountResult {
-  if (missing.length === ACCOUNT_SETTINGS.length) return { status: "not-configured" };
+/** The outcome when some or all settings are in no source (or set but empty). */
+function missingSettings(e: MissingSettingError, settings: Settings): LiveAccountResult {
+  const { missing, empty } = e;
+  if (missing.length === ACCOUNT_SETTINGS.length && Object.keys(empty).length === 0) {
+    return { status: "not-configured" };
+  }
+  const unset = missing.filter((m) => empty[m] === undefined);
+  const parts: string[] = [];
+  if (unset.length > 0) {
+    parts.push(
+      `${unset.map((m) => `\`${m}\``).join(" and ")} ${unset.length > 1 ? "are" : "is"} missing: ` +
+        unset.map(describeSourceWithoutInput).join("; "),
+    );
+  }
+  for (const m of missing) {
+    const origin = empty[m];
+    if (origin !== undefined) parts.push(`\`${m}\` is set but empty in the ${origin}: give it a value`);
+  }
   return {
     status: "incomplete",
     missing,
     message:
-      `${missing.map((m) => `\`${m}\``).join(" and ")} ${missing.length > 1 ? "are" : "is"} missing: ` +
-      missing.map(describeSourceWithoutInput).join("; ") +
+      parts.join("; ") +
       unknownConfigKeys(configKeysOf(settings.config))
         .map((u) => `. ${configKeyHint(u)}`)
         .join(""),
@@ -167,28 +181,25 @@ function describeSourceWithoutInput(name: SettingName): string {
 
 /**
  * How a live source fared, to follow "the live account record": "is not configured: set ...",
- * "could not be read: ...". Never carries a credential.
+ * "could not be read: ...", ending as a sentence ends (with the service's own "?" or a full
+ * stop), so that what follows starts a new one (`sentences` in `core/messages.ts`). Never
+ * carries a credential.
  */
 export function describeLive(live: LiveAccountResult | undefined): string {
   switch (live?.status) {
     case undefined:
     case "not-configured":
-      return (
+      return sentences(
         "is not configured: set the stack config " +
-        ACCOUNT_SETTINGS.map((s) => `\`${SETTINGS[s].config}\``).join(", ") +
-        " (the password as a secret), or the environment variables " +
-        ACCOUNT_SETTINGS.map((s) => `\`${SETTINGS[s].env}\``).join(", ")
+          ACCOUNT_SETTINGS.map((s) => `\`${SETTINGS[s].config}\``).join(", ") +
+          " (the password as a secret), or the environment variables " +
+          ACCOUNT_SETTINGS.map((s) => `\`${SETTINGS[s].env}\``).join(", "),
       );
     case "incomplete":
-      return `is not fully configured: ${live.message}`;
+      return sentences(`is not fully configured: ${live.message}`);
     case "failed":
-      return `could not be read: ${clause(live.message)}`;
+      return sentences(`could not be read: ${live.message}`);
     case "ok":
-      return "was read, but has no usable value for it";
+      return "was read, but has no usable value for it.";
   }
-}
-
-/** Drops a final full stop, so a message can be embedded in a sentence. */
-function clause(message: string): string {
-  return message.replace(/\.\s*$/, "");
 }

@@ -243,7 +243,7 @@ describe("e2e: the svc-limits policy pack", function () {
       assert.match(res.stdout, /max_parallelism \(workflow-max-parallelism\): Workflow `orders`/);
       assert.match(
         res.stdout,
-        /the live account record is not configured: set the stack config `svc:accountApiUrl`/,
+        /The live account record is not configured: set the stack config `svc:accountApiUrl`/,
       );
       assert.ok(res.stdout.includes('set "account-limits-source" to "advisory"'), res.stdout);
     });
@@ -271,9 +271,9 @@ describe("e2e: the svc-limits policy pack", function () {
       assert.equal(count(res.stdout, "rejected the credentials"), 1, res.stdout);
       assert.ok(
         res.stdout.includes(
-          `the live account record could not be read: the service at ${emulator.url} rejected the credentials ` +
+          `The live account record could not be read: the service at ${emulator.url} rejected the credentials ` +
             "(HTTP 401). They came from: `username` from the environment variable `SVC_USERNAME`, `password` from the " +
-            "environment variable `SVC_PASSWORD`. Check those values, and there is no Account resource in this stack:",
+            "environment variable `SVC_PASSWORD`. Check those values. There is no Account resource in this stack.\n",
         ),
         res.stdout,
       );

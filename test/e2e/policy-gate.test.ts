@@ -174,7 +174,7 @@ describe("e2e: the policy pack is a gate", function () {
     await p.setConfig("svc:accountApiUrl", free.url);
     await p.setConfig("svc:username", FREE.username);
     await p.setConfig("svc:password", WRONG_PASSWORD, true);
-    const cause = `the live account record could not be read: the service at ${free.url} rejected the credentials (HTTP 401)`;
+    const cause = `The live account record could not be read: the service at ${free.url} rejected the credentials (HTTP 401)`;
     assertClosed(await preview(p), cause);
     assertOptedOut(await preview(p, ["--policy-pack-config", optOutFile]), cause);
   });
@@ -185,8 +185,15 @@ describe("e2e: the policy pack is a gate", function () {
     await p.setConfig("svc:accountApiUrl", url);
     await p.setConfig("svc:username", FREE.username);
     await p.setConfig("svc:password", FREE.password, true);
-    const cause = `the live account record could not be read: cannot reach the service at ${url}`;
-    assertClosed(await preview(p), cause);
+    const cause = `The live account record could not be read: cannot reach the service at ${url}`;
+    const closed = await preview(p);
+    assertClosed(closed, cause);
+    // The service error's own question, then a new sentence: not "right?, and there is no Account".
+    assert.match(
+      closed.stdout,
+      /Is it running, and is the URL right\? There is no Account resource in this stack\.\n/,
+    );
+    assert.doesNotMatch(closed.stdout, /\?, and/);
     assertOptedOut(await preview(p, ["--policy-pack-config", optOutFile]), cause);
   });
 

@@ -3,6 +3,7 @@ import {
   UNKNOWN,
   accountOutputs,
   fakeLive,
+  freeRecord,
   happyStack,
   liveFailed,
   liveNone,
@@ -39,18 +40,25 @@ describe("policy account-limits-source", () => {
     assert.equal(
       out[SOURCE].violations[0].message,
       [
-        "These checks could not run, because no source has the account limit they need:",
-        "  - the live account record is not configured: set the stack config `svc:accountApiUrl`, `svc:username`, " +
+        "These checks could not run, because no source has the account limit they need (each cause, then the checks " +
+          "it left unchecked):",
+        "  - The live account record is not configured: set the stack config `svc:accountApiUrl`, `svc:username`, " +
           "`svc:password` (the password as a secret), or the environment variables `SVC_ACCOUNT_API_URL`, " +
-          "`SVC_USERNAME`, `SVC_PASSWORD`, and there is no Account resource in this stack:",
+          "`SVC_USERNAME`, `SVC_PASSWORD`. There is no Account resource in this stack.",
         "      max_parallelism (workflow-max-parallelism): DlqRecovery `replay`, Workflow `billing`, Workflow `orders`",
         "      max_retries (workflow-max-retries): DlqRecovery `replay`, Workflow `orders`",
         "      max_delay (workflow-max-delay): Workflow `orders`",
         "      max_global_parallelism (workflow-max-global-parallelism): DlqRecovery `replay`, Workflow `billing`, Workflow `orders`",
         "      max_dlq_retention_time_milis (dlq-recovery-retention-window): DlqRecovery `replay`",
         "Limits come from, in this order:",
-        '  1. the policy pack config, e.g. {"workflow-max-parallelism": {"maxParallelism": <limit>}}, or per account ' +
-          'ID {"workflow-max-parallelism": {"accounts": {"<id>": <limit>}}}, in --policy-pack-config;',
+        '  1. the policy pack config: --policy-pack-config with {"workflow-max-parallelism": {"maxParallelism": ' +
+          '<max_parallelism>}, "workflow-max-retries": {"maxRetries": <max_retries>}, "workflow-max-delay": ' +
+          '{"maxDelay": <max_delay>}, "workflow-max-global-parallelism": {"maxGlobalParallelism": ' +
+          '<max_global_parallelism>}, "dlq-recovery-retention-window": {"maxDlqRetentionTimeMilis": ' +
+          "<max_dlq_retention_time_milis>}} lets these checks run, each <...> being the account's limit (a static " +
+          'option such as "maxParallelism" holds for every account; for a limit per account, set the resource\'s ' +
+          "`account` to its account ID, e.g. a StackReference's `accountId` output, and key the limit by that ID " +
+          'under "accounts");',
         "  2. the live account record: a bound Account's own settings, else the stack config `svc:accountApiUrl`, " +
           "`svc:username`, `svc:password` or the `SVC_*` environment variables;",
         "  3. an Account resource's outputs (the strictest of them for a resource without `account`).",
@@ -73,7 +81,69 @@ describe("policy account-limits-source", () => {
       /^ {6}max_retries \(workflow-max-retries\): DlqRecovery `replay`, Workflow `orders`$/m,
     );
     assert.equal(message.match(/^ {6}\S/gm)?.length, 1);
-    assert.match(message, /e\.g\. \{"workflow-max-retries": \{"maxRetries": <limit>\}\}/);
+    assert.match(
+      message,
+      /--policy-pack-config with \{"workflow-max-retries": \{"maxRetries": <max_retries>\}\} lets/,
+    );
+  });
+
+  /** The `--policy-pack-config` the message names, with each `<field>` filled in from the free plan. */
+  function namedConfig(message: string): Record<string, Record<string, unknown>> {
+    const json = /--policy-pack-config with (\{.*\}) lets these checks run/.exec(message)?.[1];
+    assert.ok(json !== undefined, message);
+    const limits = freeRecord() as unknown as Record<string, number>;
+    const filled = json.replace(/<(\w+)>/g, (_, field: string) => String(limits[field]));
+    return JSON.parse(filled) as Record<string, Record<string, unknown>>;
+  }
+
+  it("names the exact pack config of the checks left unchecked, and that config lets them all run", async () => {
+    const first = await runPack(pack(liveNone()), toResources(happyStack()));
+    const config = namedConfig(first[SOURCE].violations[0].message);
+    assert.deepEqual(Object.keys(config), LIMIT_POLICIES);
+    const second = await runPack(pack(liveNone()), toResources(happyStack()), config);
+    for (const name of [...LIMIT_POLICIES, SOURCE]) assert.deepEqual(second[name].violations, [], name);
+  });
+
+  it("keys the named config by account ID for resources bound to an ID (a StackReference's `accountId`)", async () => {
+    const id = "104719d9-b5cf-59bc-880f-4fde782ba6b8";
+    const s = happyStack();
+    s.workflows = {};
+    s.recoveries.replay = {
+      ...s.recoveries.replay,
+      fromDate: undefined,
+      toDate: undefined,
+      retries: undefined,
+    };
+    s.recoveries.replay.account = id;
+    const first = await runPack(pack(liveNone()), toResources(s));
+    const message = first[SOURCE].violations[0].message;
+    assert.ok(
+      message.includes(
+        `--policy-pack-config with {"workflow-max-parallelism": {"accounts": {"${id}": <max_parallelism>}}, ` +
+          `"workflow-max-global-parallelism": {"accounts": {"${id}": <max_global_parallelism>}}} lets these checks run`,
+      ),
+      message,
+    );
+    assert.doesNotMatch(message, /a static option/, "no static option is needed: every resource has an ID");
+    // One cause for both limits of the account: the config to add is named once, in line 1.
+    assert.equal(message.match(/^ {2}- /gm)?.length, 1, message);
+    const config = namedConfig(message);
+    const second = await runPack(pack(liveNone()), toResources(s), config);
+    for (const name of [...LIMIT_POLICIES, SOURCE]) assert.deepEqual(second[name].violations, [], name);
+    // The config it names is a real limit: a parallelism above it is refused.
+    s.recoveries.replay.flowControl = { key: "orders", parallelism: 3 };
+    const third = await runPack(pack(liveNone()), toResources(s), config);
+    assert.equal(third["workflow-max-parallelism"].violations.length, 1);
+  });
+
+  it("names no pack config when only a value unknown in preview is missing", async () => {
+    const s = happyStack();
+    s.workflows = {};
+    s.recoveries.replay = { ...s.recoveries.replay, flowControl: { key: "orders", parallelism: UNKNOWN } };
+    const out = await runPack(pack(liveOk()), toResources(s));
+    const message = out[SOURCE].violations[0]?.message ?? "";
+    assert.match(message, /- Its `flowControl\.parallelism` is unknown during this preview\./);
+    assert.doesNotMatch(message, /lets these checks run/);
   });
 
   // Each way the live source can fail, as `liveAccount.ts` words it (never a credential).
@@ -105,12 +175,15 @@ describe("policy account-limits-source", () => {
     it(`fails closed when the live record could not be read: ${what}`, async () => {
       const out = await runPack(pack(liveFailed(message)), toResources(happyStack()));
       const text = out[SOURCE].violations[0]?.message ?? "";
+      // The cause's own sentences, then a new one: never "right?, and there is".
+      const ended = /[.?]$/.test(message) ? message : `${message}.`;
       assert.ok(
         text.includes(
-          `  - the live account record could not be read: ${message.replace(/\.$/, "")}, and there is no Account`,
+          `  - The live account record could not be read: ${ended} There is no Account resource in this stack.\n`,
         ),
         text,
       );
+      assert.doesNotMatch(text, /[.?], and/);
       assert.match(text, /set "account-limits-source" to "advisory"/);
       assert.doesNotMatch(text, /pw-not-for-messages|tok-not-for-messages/);
     });
@@ -126,7 +199,7 @@ describe("policy account-limits-source", () => {
     const out = await runPack(pack(live), toResources(happyStack()));
     assert.match(
       out[SOURCE].violations[0].message,
-      /^ {2}- the live account record is not fully configured: `password` is missing: set the stack config `svc:password`/m,
+      /^ {2}- The live account record is not fully configured: `password` is missing: set the stack config `svc:password`/m,
     );
   });
 
@@ -141,7 +214,7 @@ describe("policy account-limits-source", () => {
     const out = await runPack(pack(live), toResources(happyStack()));
     assert.match(
       out[SOURCE].violations[0].message,
-      /the live account record could not be read: socket hang up, /,
+      /The live account record could not be read: socket hang up\. There is no Account resource in this stack\.$/m,
     );
     assert.equal(live.calls, 1);
   });
@@ -163,7 +236,7 @@ describe("policy account-limits-source", () => {
     const message = out[SOURCE].violations[0].message;
     assert.match(
       message,
-      /^ {2}- the Account `account` has no known values yet .*; a DlqRecovery is never deferred to `up` \(its drain cannot be undone\):$/m,
+      /^ {2}- The Account `account` has no known values yet .*\. A DlqRecovery is never deferred to `up` \(its drain cannot be undone\)\.$/m,
     );
     assert.match(message, /^ {6}max_parallelism \(workflow-max-parallelism\): DlqRecovery `replay`$/m);
     assert.doesNotMatch(message, /Workflow `/);

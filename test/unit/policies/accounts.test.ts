@@ -157,10 +157,9 @@ describe("policies: each resource against its own account", () => {
     const out = await check(POLICY, s);
     assert.deepEqual(out.violations, []);
     assert.deepEqual(uncheckedOf(out.pack), [
-      `max_parallelism: Workflow \`orders\`: no source has the limits of the account "${PAYG_ID}": it is not in the ` +
-        `policy pack config (e.g. {"workflow-max-parallelism": {"accounts": {"${PAYG_ID}": <limit>}}}), no Account ` +
-        "resource of this stack has that accountId, and the stack's `svc:` settings read the account " +
-        '"00000000-0000-4000-8000-000000000001"',
+      `max_parallelism: Workflow \`orders\`: no source has the limits of the account "${PAYG_ID}": the policy pack ` +
+        'config has none under "accounts" for it, no Account resource of this stack has that accountId, and the ' +
+        'stack\'s `svc:` settings read the account "00000000-0000-4000-8000-000000000001"',
     ]);
   });
 
@@ -215,7 +214,7 @@ describe("policies: each resource against its own account", () => {
     );
     assert.deepEqual(uncheckedOf(out.pack), [
       "max_parallelism: DlqRecovery `replay`: its `account` is unknown until the resources it depends on are " +
-        "created; a DlqRecovery is never deferred to `up` (its drain cannot be undone)",
+        "created. A DlqRecovery is never deferred to `up` (its drain cannot be undone).",
     ]);
   });
 

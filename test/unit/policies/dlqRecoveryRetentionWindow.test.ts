@@ -82,8 +82,8 @@ describe("policy dlq-recovery-retention-window", () => {
     assert.deepEqual(out.violations, []);
     assert.equal(out.unknown, undefined);
     assert.deepEqual(uncheckedOf(out.pack), [
-      "max_dlq_retention_time_milis: DlqRecovery `replay`: its `fromDate` is unknown during this preview; " +
-        "a DlqRecovery is never deferred to `up` (its drain cannot be undone)",
+      "max_dlq_retention_time_milis: DlqRecovery `replay`: its `fromDate` is unknown during this preview. " +
+        "A DlqRecovery is never deferred to `up` (its drain cannot be undone).",
     ]);
   });
 

@@ -52,6 +52,19 @@ describe("policies: the live account record", () => {
     );
   });
 
+  it("says a password that is set but empty is empty, not missing", async () => {
+    const r = await liveAccountFromSettings({
+      env: { SVC_ACCOUNT_API_URL: emulator.url, SVC_USERNAME: "u" },
+      config: config({ "svc:password": "" }),
+    })();
+    assertStatus(r, "incomplete");
+    assert.deepEqual(r.missing, ["password"]);
+    assert.equal(
+      r.message,
+      "`password` is set but empty in the stack config `svc:password`: give it a value",
+    );
+  });
+
   it("names a misspelled svc: key with the nearest known one", async () => {
     const values = { "svc:pasword": "x" };
     const r = await liveAccountFromSettings({

@@ -93,8 +93,8 @@ describe("policy workflow-max-parallelism", () => {
     assert.deepEqual(out.violations, []);
     assert.equal(out.unknown, undefined);
     assert.deepEqual(uncheckedOf(out.pack), [
-      "max_parallelism: DlqRecovery `replay`: its `flowControl.parallelism` is unknown during this preview; " +
-        "a DlqRecovery is never deferred to `up` (its drain cannot be undone)",
+      "max_parallelism: DlqRecovery `replay`: its `flowControl.parallelism` is unknown during this preview. " +
+        "A DlqRecovery is never deferred to `up` (its drain cannot be undone).",
     ]);
   });
 

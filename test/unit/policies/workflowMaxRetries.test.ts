@@ -141,8 +141,8 @@ describe("policy workflow-max-retries", () => {
     assert.deepEqual(uncheckedOf(out.pack), [
       "max_retries: DlqRecovery `replay`, Workflow `orders`: the live account record is not configured: set the " +
         "stack config `svc:accountApiUrl`, `svc:username`, `svc:password` (the password as a secret), or the " +
-        "environment variables `SVC_ACCOUNT_API_URL`, `SVC_USERNAME`, `SVC_PASSWORD`, and there is no Account " +
-        "resource in this stack",
+        "environment variables `SVC_ACCOUNT_API_URL`, `SVC_USERNAME`, `SVC_PASSWORD`. There is no Account " +
+        "resource in this stack.",
     ]);
   });
 
