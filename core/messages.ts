@@ -12,7 +12,7 @@ import { isSet, type Problem } from "../client/contract";
 import { SvcError, utcTime, type SvcErrorCode } from "../client/errors";
 import { show } from "../client/show";
 import { parseCredentialUrl } from "../client/transport";
-import type { Resolved } from "./connection";
+import { SETTINGS, type Resolved, type SettingName } from "./connection";
 import { isUnknown } from "./unknownValue";
 
 export { show };
@@ -63,7 +63,10 @@ function skipped(v: unknown): boolean {
 export function checkUrl(f: Failures, field: string, v: unknown): void {
   if (skipped(v)) return;
   if (typeof v !== "string" || v === "") {
-    f.add(field, `\`${field}\` must be a URL such as "http://127.0.0.1:8080"; got ${show(v)}.`);
+    f.add(
+      field,
+      `\`${field}\` must be a URL such as "http://127.0.0.1:8080"; got ${show(v)}.${otherSources(field)}`,
+    );
     return;
   }
   const checked = parseCredentialUrl(v, field);
@@ -75,8 +78,18 @@ export function checkString(f: Failures, field: string, v: unknown, secret = fal
   if (skipped(v)) return;
   if (typeof v !== "string" || v.trim() === "") {
     const got = secret ? (v === "" ? "an empty string" : `a ${typeof v}`) : show(v);
-    f.add(field, `\`${field}\` must be a non-empty string; got ${got}.`);
+    f.add(field, `\`${field}\` must be a non-empty string; got ${got}.${otherSources(field)}`);
   }
+}
+
+/**
+ * For an input that is a connection setting: " Or leave `token` unset to take the stack config
+ * `svc:token` or the environment variable `SVC_TOKEN`." (an empty input is refused, not taken as unset).
+ */
+function otherSources(field: string): string {
+  if (!(field in SETTINGS)) return "";
+  const s = SETTINGS[field as SettingName];
+  return ` Or leave \`${field}\` unset to take the stack config \`${s.config}\` or the environment variable \`${s.env}\`.`;
 }
 
 /** Checks an optional boolean input. */

@@ -608,6 +608,25 @@ describe("components/providers/dlqRecovery: check", () => {
     assert.equal(s.failures?.[0].property, "baseUrl");
   });
 
+  it("an empty baseUrl or token input: says which, and that unset it takes the stack config or the environment", async () => {
+    const { provider } = dlqProvider();
+    const r = await provider.check({}, happyDlq("filters", { baseUrl: "", token: "" }));
+    assert.deepEqual(r.failures, [
+      {
+        property: "baseUrl",
+        reason:
+          '`baseUrl` must be a URL such as "http://127.0.0.1:8080"; got "". Or leave `baseUrl` unset to take the ' +
+          "stack config `svc:baseUrl` or the environment variable `SVC_BASE_URL`.",
+      },
+      {
+        property: "token",
+        reason:
+          "`token` must be a non-empty string; got an empty string. Or leave `token` unset to take the stack config " +
+          "`svc:token` or the environment variable `SVC_TOKEN`.",
+      },
+    ]);
+  });
+
   it("accepts baseUrl and token from stack config or from the environment", async () => {
     const news = happyDlq("filters", { baseUrl: undefined, token: undefined });
     const viaConfig = dlqProvider({ config: { "svc:baseUrl": "http://127.0.0.1:1", "svc:token": TOKEN } });
