@@ -119,8 +119,13 @@ describe("e2e: Account", function () {
   it("re-reads the record on refresh, and reports a plan upgrade as an update, not as unchanged", async () => {
     emulator.setPlan("free");
     await account.up();
-    // The plan upgrade happens at the service (its admin API here), not in the program.
-    emulator.setPlan("payg");
+    // The plan upgrade happens at the service (the emulator's admin API over HTTP), not in the program.
+    const upgraded = await fetch(`${emulator.url}/admin/plan`, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ plan: "payg" }),
+    });
+    assert.equal(upgraded.status, 200);
     const refreshed = await account.refresh();
     const out = refreshed.stdout + refreshed.stderr;
     assert.match(out, /~ 1 updated/, out);
