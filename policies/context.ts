@@ -172,12 +172,8 @@ export class LimitsContext {
       };
     }
     const statically: ConfigFix = { kind: "static" };
-    if (binding.kind === "unknown") {
-      return withFix(
-        unchecked("its `account` is unknown until the resources it depends on are created", true),
-        statically,
-      );
-    }
+    const pending = "its `account` is unknown until the resources it depends on are created";
+    if (binding.kind === "unknown") return withFix(unchecked(pending, true), statically);
     if (binding.kind === "invalid") return unchecked(binding.problem);
     const ref = binding.ref;
     if (ref.kind === "stack") return withFix(await this.resolveStack(spec, config, resources), statically);
