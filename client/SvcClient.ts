@@ -6,7 +6,8 @@
  * @packageDocumentation
  */
 import { DrainError, SvcError } from "./errors";
-import { PartialFailure, drainPages, resumeBatches, withPartialProgress } from "./drain";
+import { resumeBatches } from "./batches";
+import { PartialFailure, drainPages, withPartialProgress } from "./drain";
 import {
   selectionProblems,
   throwIfProblems,
@@ -186,7 +187,7 @@ export class SvcClient {
     const query = selectionQuery(selection);
     overrideHeaders(overrides);
     const prepare = this.preparedOnce(overrides);
-    return withPartialProgress("drain", () =>
+    return withPartialProgress("the drain", () =>
       drainPages(
         (cursor, state) =>
           this.resumeOnce(query(cursor), selection.dlqIds, prepare, state, OPEN_GATE, opts.signal),
@@ -225,7 +226,7 @@ export class SvcClient {
       ? (status: number, headers: ResponseHeaders): void => shared.observe(status, headers)
       : undefined;
     const prepare = this.preparedOnce(overrides);
-    return withPartialProgress("resumeByIds", () =>
+    return withPartialProgress("the resume of the DLQ IDs", () =>
       resumeBatches(
         ids,
         (dlqIds, cursor, state) =>
@@ -283,7 +284,7 @@ export class SvcClient {
         { now: this.now, ...opts },
       );
     } catch (error) {
-      if (error instanceof PartialFailure) throw DrainError.wrap(error.error, error.progress, "drain");
+      if (error instanceof PartialFailure) throw DrainError.wrap(error.error, error.progress, "the drain");
       throw error;
     }
   }
