@@ -54,12 +54,21 @@ function add(a: DrainProgress, b: DrainProgress): DrainProgress {
   };
 }
 
-/** True for a failure that is the service's 404 to the first request of a batch (nothing resumed). */
+/**
+ * The service's answer to DLQ IDs it does not find: 404 `{"error": "Some DLQ messages were not
+ * found"}`. Another 404 (a wrong `baseUrl` path, say) is not narrowed: every request would fail.
+ */
+export const UNKNOWN_IDS_MESSAGE = /\bDLQ\b.*\bnot found\b/i;
+
+/**
+ * True for the service's "not found" answer to the first request of a batch (nothing resumed).
+ */
 function notFoundAtOnce(e: unknown): e is PartialFailure & { error: SvcError } {
   return (
     e instanceof PartialFailure &&
     e.error instanceof SvcError &&
     e.error.code === "SVC_NOT_FOUND" &&
+    UNKNOWN_IDS_MESSAGE.test(e.error.serviceMessage ?? "") &&
     e.progress.requestCount === 0
   );
 }
@@ -83,7 +92,8 @@ async function resumeNarrowing(
     p = await send(ids);
   } catch (e) {
     if (!notFoundAtOnce(e)) {
-      if (e instanceof PartialFailure) throw new PartialFailure(e.error, { ...e.progress, remainingDlqIds: ids });
+      if (e instanceof PartialFailure)
+        throw new PartialFailure(e.error, { ...e.progress, remainingDlqIds: ids });
       throw e;
     }
     answered404();
@@ -111,7 +121,8 @@ async function resumeNarrowing(
     return acc;
   }
   const accounted = p.resumedCount + (p.unconfirmedDlqIds?.length ?? 0);
-  if (p.ambiguousRequests === 0 && accounted < ids.length) found.short.push({ dlqIds: ids, runs: p.resumedCount });
+  if (p.ambiguousRequests === 0 && accounted < ids.length)
+    found.short.push({ dlqIds: ids, runs: p.resumedCount });
   return p;
 }
 
@@ -180,7 +191,9 @@ class BatchResults {
         "missing, so they were not narrowed down (the list is likely wrong)",
       {
         status: 404,
-        ...(unresolvedError?.serviceMessage !== undefined ? { serviceMessage: unresolvedError.serviceMessage } : {}),
+        ...(unresolvedError?.serviceMessage !== undefined
+          ? { serviceMessage: unresolvedError.serviceMessage }
+          : {}),
         retryable: false,
       },
     );

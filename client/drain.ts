@@ -7,13 +7,7 @@
  */
 import { DrainError, SvcError } from "./errors";
 import type { CallState } from "./request";
-import type {
-  DrainOptions,
-  DrainProgress,
-  DrainResult,
-  ResumedRun,
-  ResumePage,
-} from "./types";
+import type { DrainOptions, DrainProgress, DrainResult, ResumedRun, ResumePage } from "./types";
 
 /** Consecutive pages that carry a cursor but no runs before a drain counts as endless. */
 export const DEFAULT_MAX_EMPTY_PAGES = 3;

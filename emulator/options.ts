@@ -9,7 +9,7 @@ import { show } from "./http";
 import type { PlanName } from "./plans";
 import { isPlanName, PLAN_NAMES } from "./plans";
 import { MAX_SEED_COUNT } from "./state";
-import { UNKNOWN_DLQ_IDS_MODES, type UnknownDlqIds } from "./resume";
+import { UNKNOWN_DLQ_IDS_MODES, type UnknownDlqIds } from "./unknown-dlq-ids";
 
 /** Options of the emulator; all optional. */
 export interface EmulatorOptions {

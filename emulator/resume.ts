@@ -12,17 +12,7 @@ import { createResumedRun } from "./new-run";
 import type { Overrides } from "./overrides";
 import type { ResumeRequest } from "./resume-request";
 import type { EmulatorState } from "./state";
-
-/**
- * What a `dlqIds` request with IDs not in the DLQ gets (whether the service refuses the whole
- * batch or resumes the known IDs is not documented): `"refuse"` (default) answers 404 and resumes
- * nothing; `"resume-known"` resumes the IDs it finds and answers 200 with fewer runs than IDs
- * (404 when it finds none).
- */
-export type UnknownDlqIds = "refuse" | "resume-known";
-
-/** The values of {@link UnknownDlqIds}. */
-export const UNKNOWN_DLQ_IDS_MODES: readonly UnknownDlqIds[] = ["refuse", "resume-known"];
+import type { UnknownDlqIds } from "./unknown-dlq-ids";
 
 /** Outcome of {@link resume}. */
 export type ResumeOutcome =

@@ -3,7 +3,7 @@
  * programmatic API: the DLQ, the ledger of resumed runs, the request log, the fault injector and
  * the account.
  */
-import type { UnknownDlqIds } from "./resume";
+import type { UnknownDlqIds } from "./unknown-dlq-ids";
 import { AccountStore } from "./account";
 import { DlqStore } from "./dlq";
 import type { DlqEntry } from "./entry";
