@@ -67,6 +67,20 @@ describe("integration: dlqIds not in the DLQ, a changed list, maxRuns", function
     const resumed = new Set(ledger.map(([id]) => id));
     for (const id of ids) assert.ok(resumed.has(id), `${id} not resumed`);
   }
+  /** `create`, whose outputs a dynamic provider always returns. */
+  async function create(p: DlqRecoveryProvider, i: DlqRecoveryInputs) {
+    const r = await p.create(i);
+    return { id: r.id, outs: r.outs as DlqRecoveryOutputs };
+  }
+  /** `update`, likewise. */
+  async function update(
+    p: DlqRecoveryProvider,
+    id: string,
+    olds: DlqRecoveryOutputs,
+    news: DlqRecoveryInputs,
+  ) {
+    return { outs: (await p.update(id, olds, news)).outs as DlqRecoveryOutputs };
+  }
   async function cutOff(promise: Promise<unknown>): Promise<PartialStateError> {
     try {
       await promise;
@@ -92,7 +106,7 @@ describe("integration: dlqIds not in the DLQ, a changed list, maxRuns", function
         typos[2],
       ];
       const { p, logs } = provider();
-      const { outs } = await p.create(inputs(list, { concurrency: 2 }));
+      const { outs } = await create(p, inputs(list, { concurrency: 2 }));
       assertEachOnce(known);
       assert.equal(emulator.state.dlq.size, 0);
       assert.equal(outs.complete, true);
@@ -146,7 +160,7 @@ describe("integration: dlqIds not in the DLQ, a changed list, maxRuns", function
       line,
       new RegExp(`It skips the ${resumed.length} IDs of the new \`dlqIds\` this resource already resumed`),
     );
-    const { outs } = await p.update(e.id, saved, fixed);
+    const { outs } = await update(p, e.id, saved, fixed);
     assert.equal(outs.complete, true);
     assertEachOnce(known);
     const resent = sentIds(since).filter((id) => resumed.includes(id));
@@ -183,7 +197,7 @@ describe("integration: dlqIds not in the DLQ, a changed list, maxRuns", function
     );
     assert.doesNotMatch(line, /continues it/);
     const since = emulator.state.log.total;
-    const { outs } = await p.update(e.id, saved, news);
+    const { outs } = await update(p, e.id, saved, news);
     assert.equal(outs.complete, true);
     assert.equal(outs.resumedCount, 90);
     assert.deepEqual(sentIds(since).sort(), [...known.slice(100, 140), ...known.slice(150)].sort());
@@ -213,7 +227,7 @@ describe("integration: dlqIds not in the DLQ, a changed list, maxRuns", function
     const known = liveIds();
     const { p, logs } = provider();
     const capped = inputs(known, { concurrency: 2, maxRuns: 120 });
-    const { id, outs } = await p.create(capped);
+    const { id, outs } = await create(p, capped);
     assert.equal(outs.complete, false);
     assert.equal(outs.stoppedAtMaxRuns, true);
     assert.equal(outs.resumedCount, 150, "120 runs, rounded to whole requests of 50");
@@ -229,7 +243,7 @@ describe("integration: dlqIds not in the DLQ, a changed list, maxRuns", function
     const uncapped = inputs(known, { concurrency: 2 });
     assert.equal((await p.diff(id, outs, uncapped)).changes, true);
     assert.match(logs[logs.length - 1], /the next up continues it where it stopped, each entry once/);
-    const { outs: done } = await p.update(id, outs, uncapped);
+    const { outs: done } = await update(p, id, outs, uncapped);
     assert.equal(done.complete, true);
     assert.equal(done.resumedCount, 400);
     assert.equal(done.stoppedAtMaxRuns, undefined);

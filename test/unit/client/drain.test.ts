@@ -169,7 +169,10 @@ describe("client/SvcClient.drain", () => {
     assert.equal(e.status, 400);
     assert.equal(e.serviceMessage, "cursor expired");
     assert.ok(e.cause instanceof SvcError);
-    assert.match(e.message, /the drain stopped after 2 requests that resumed 100 runs; resumed entries have left/);
+    assert.match(
+      e.message,
+      /the drain stopped after 2 requests that resumed 100 runs; resumed entries have left/,
+    );
     assert.doesNotMatch(e.message, /`partial`/, "the message names no internal field");
     assert.equal(e.partial.runs.length, 100);
     assert.equal(e.partial.requestCount, 2);
