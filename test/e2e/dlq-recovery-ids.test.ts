@@ -145,6 +145,12 @@ describe("e2e: DlqRecovery by dlqIds with a typo, and maxRuns", function () {
     outputs = await p.outputs();
     assert.equal(outputs.complete, true);
     assert.equal(outputs.resumedCount, 600, "counts of the drain and its continuation");
+    const continued = emulator.state.log.since(since, 1_000).filter((r) => r.path === RESUME_PATH);
+    assert.equal(
+      continued.reduce((n, r) => n + (r.resumed ?? 0), 0),
+      600 - resumed,
+      "the continuation resumes the rest",
+    );
     assertLedger(600);
     assert.equal(emulator.state.dlq.size, 0);
   });
