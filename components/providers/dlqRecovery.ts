@@ -60,7 +60,12 @@ import {
 import { changedLine, heldAtMaxRuns, resumedBefore, unfinishedLine } from "./dlqRecoveryChange";
 import { runDrainJob, type DrainDeps, type DrainJob } from "./dlqRecoveryRun";
 import { drainThread } from "./drainThread";
-import { engineLivenessProbe, exitOrphanedProvider, exitWhenOutputCloses } from "./engineProtocol";
+import {
+  engineLivenessProbe,
+  engineWarning,
+  exitOrphanedProvider,
+  exitWhenOutputCloses,
+} from "./engineProtocol";
 
 export type { DlqRecoveryInputs, DlqRecoveryOutputs } from "./dlqRecoveryInputs";
 
@@ -86,10 +91,12 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
    * @param config - the stack config, until `configure` hands over the engine's
    */
   constructor(deps: Partial<DlqRecoveryDeps> = {}, config?: StackConfigReader) {
+    const log = deps.log ?? ((line: string) => console.log(line));
     this.deps = {
       env: deps.env ?? process.env,
       now: deps.now ?? Date.now,
-      log: deps.log ?? ((line) => console.log(line)),
+      log,
+      warn: deps.warn ?? warnVia(engineWarning(), log),
       cwd: deps.cwd ?? (() => process.cwd()),
       engineAlive: deps.engineAlive ?? engineLivenessProbe(),
       exitOrphaned: deps.exitOrphaned ?? (() => exitOrphanedProvider()),
@@ -225,6 +232,19 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
       ? drainThread().run(job, this.deps)
       : runDrainJob(job, this.deps);
   }
+}
+
+/**
+ * Warnings: the engine's, in a dynamic-provider process; else (or when the engine does not take
+ * it) a line `warning: …` of the log.
+ */
+function warnVia(
+  engine: ((message: string) => Promise<boolean>) | undefined,
+  log: (line: string) => void,
+): (line: string) => void {
+  const printed = (line: string) => log(`warning: ${line}`);
+  if (engine === undefined) return printed;
+  return (line) => void engine(line).then((taken) => taken || printed(line));
 }
 
 /** The `maxRecordedRuns` of the inputs, or its default. */

@@ -76,7 +76,7 @@ export function notFoundWarning(
   if (outs.notFoundDlqIds.length > 0) parts.push(named(outs.notFoundDlqIds, listed));
   for (const b of p.shortBatches ?? []) parts.push(batchName(b));
   return (
-    `warning: ${recoveryLabel(inputs)}: ${count(outs.notFoundCount, "ID")} of the ${total} \`dlqIds\` ` +
+    `${recoveryLabel(inputs)}: ${count(outs.notFoundCount, "ID")} of the ${total} \`dlqIds\` ` +
     `${outs.notFoundCount === 1 ? "was" : "were"} not in the DLQ (a typo, or resumed elsewhere) and not resumed: ` +
     `${parts.join("; ")}. Every other ID was resumed (${outs.resumedCount} runs in all). The outputs ` +
     "`notFoundDlqIds` and `notFoundCount` list them. To resume a corrected ID, fix it in `dlqIds` and run " +

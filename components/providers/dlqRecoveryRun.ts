@@ -43,6 +43,8 @@ export const ENGINE_CHECK_MS = 1_000;
 export interface DrainDeps {
   now: () => number;
   log: (line: string) => void;
+  /** Prints one warning of the update (the engine's, in the provider the CLI loads). */
+  warn: (line: string) => void;
   cwd: () => string;
   /** False once the engine that started this process is gone (the CLI was killed). */
   engineAlive: () => Promise<boolean>;
@@ -162,7 +164,7 @@ export class DrainRun {
     const outs = this.outputs(res, !capped);
     if (capped) this.deps.log(atMaxRuns(this.inputs, outs));
     const warning = notFoundWarning(this.inputs, outs, res);
-    if (warning !== undefined) this.deps.log(warning);
+    if (warning !== undefined) this.deps.warn(warning);
     return outs;
   }
 
