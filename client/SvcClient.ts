@@ -200,10 +200,14 @@ export class SvcClient {
    * Resumes the given DLQ IDs in batches of at most 50 (duplicates removed), up to
    * `concurrency` batches at once and at most `maxRequestsPerSecond` request starts per second
    * (retries included), through the account's shared `gate` when one is given. Runs are
-   * returned in batch order.
+   * returned in batch order. A batch the service answers "not found" (404) is narrowed to the IDs
+   * it does not find (`notFoundDlqIds`), every other ID resumed; a batch answered with fewer runs
+   * than IDs is reported in `shortBatches` and not resent; `maxRuns` stops at a cap
+   * (`stoppedAtMaxRuns`, the IDs not sent in `remainingDlqIds`). See `batches.ts`.
    *
-   * @throws DrainError with `partial` (including `remainingDlqIds`) when a batch fails; batches
-   * already in flight are allowed to finish first
+   * @throws DrainError with `partial` (including `remainingDlqIds`) when a batch fails (batches
+   * already in flight are allowed to finish first), or `SVC_NOT_FOUND` when batches were still
+   * answered 404 after `maxNotFound` IDs had been found missing
    */
   async resumeByIds(
     ids: string[],
