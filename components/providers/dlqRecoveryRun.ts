@@ -319,7 +319,7 @@ export class DrainRun {
     const message =
       this.inputs.dlqIds !== undefined && e.code === "SVC_NOT_FOUND" && e.partial.notFoundDlqIds !== undefined
         ? tooManyNotFound(this.inputs, outs)
-        : `${explained.message}\n${this.label} was cut off after resuming ${outs.resumedCount} runs in ${outs.requestCount} requests; ` +
+        : `${explained.message}\n${this.label} was cut off after resuming ${count(outs.resumedCount, "run")} in ${count(outs.requestCount, "request")}; ` +
           `they are recorded in the state. ${nextStep(e.code)}`;
     return partialState(message, this.id, outs, this.inputs);
   }
