@@ -92,9 +92,10 @@ function accountLimitOptions(
 /**
  * The option of `--unknown-dlq-ids` (none when the flag is absent).
  *
- * @param raw - the flag's value, if given.
+ * @param values - the flags given with their values.
  */
-function unknownDlqIdsOption(raw: string | undefined): Pick<EmulatorOptions, "unknownDlqIds"> {
+function unknownDlqIdsOption(values: ReadonlyMap<string, string>): Pick<EmulatorOptions, "unknownDlqIds"> {
+  const raw = values.get("unknown-dlq-ids");
   if (raw === undefined) return {};
   const mode = UNKNOWN_DLQ_IDS_MODES.find((m) => m === raw);
   if (mode === undefined) {
@@ -188,7 +189,6 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     }
     options[flag] = value;
   }
-  Object.assign(options, accountLimitOptions(integer, switches));
-  Object.assign(options, unknownDlqIdsOption(values.get("unknown-dlq-ids")));
+  Object.assign(options, accountLimitOptions(integer, switches), unknownDlqIdsOption(values));
   return { help, options };
 }
