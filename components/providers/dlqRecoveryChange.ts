@@ -106,7 +106,7 @@ export function unfinishedLine(
       "and the next up sends nothing. Raise or remove `maxRuns` to continue it."
     );
   }
-  const cap = typeof news.maxRuns === "number" ? ` up to \`maxRuns\` (${news.maxRuns} runs in all)` : "";
+  const cap = typeof news.maxRuns === "number" ? `, up to \`maxRuns\` (${news.maxRuns} runs in all)` : "";
   return `${label}: the last drain ${stopped}; the next up continues it where it stopped${cap}, each entry once.`;
 }
 
