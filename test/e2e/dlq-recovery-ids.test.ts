@@ -83,6 +83,7 @@ describe("e2e: DlqRecovery by dlqIds with a typo, and maxRuns", function () {
     assert.equal(outputs.resumedCount, 2_000);
     assert.deepEqual(outputs.notFoundDlqIds, [typo]);
     assert.equal(outputs.notFoundCount, 1);
+    assert.ok((outputs.requestCount as number) <= 41 + 12, "41 batches, and at most 12 more for the typo");
     assertLedger(2_000);
     assert.deepEqual(
       emulator.state.dlq.page(0, 10).map((e) => e.dlqId),
