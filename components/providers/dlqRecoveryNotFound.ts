@@ -93,9 +93,9 @@ export function notFoundWarning(
 export function tooManyNotFound(inputs: DlqRecoveryInputs, outs: DlqRecoveryOutputs): string {
   const left = outs.remainingDlqIds?.length ?? 0;
   return (
-    `${recoveryLabel(inputs)}: at least ${MAX_NOT_FOUND_NARROWED} of the \`dlqIds\` are not in the DLQ, the most ` +
-    `one up looks for, so the list is likely wrong. Not found: ${named(outs.notFoundDlqIds, outs.notFoundDlqIds.length)} ` +
-    `(all in the output \`notFoundDlqIds\`). ${count(left, "ID")} in batches the service still answered ` +
+    `${recoveryLabel(inputs)}: more than ${MAX_NOT_FOUND_NARROWED} of the \`dlqIds\` are not in the DLQ (one up ` +
+    `looks for ${MAX_NOT_FOUND_NARROWED} at most), so the list is likely wrong. Not found: ${named(outs.notFoundDlqIds, outs.notFoundDlqIds.length)} ` +
+    `(all in the resource's state, \`notFoundDlqIds\`). ${count(left, "ID")} in batches the service still answered ` +
     `"not found" ${left === 1 ? "was" : "were"} not resumed; every other ID was: ${outs.resumedCount} runs in ` +
     `${outs.requestCount} requests, recorded in the state. Check \`dlqIds\` (is it the right list, for this ` +
     `account?), fix or remove the IDs not found, and run \`pulumi up\`: it resends only the ${count(left, "ID")} not ` +
