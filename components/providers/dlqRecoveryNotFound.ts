@@ -74,7 +74,10 @@ export function notFoundWarning(
   const parts: string[] = [];
   const listed = outs.notFoundCount - (p.shortBatches ?? []).reduce((n, b) => n + missingOf(b), 0);
   if (outs.notFoundDlqIds.length > 0) parts.push(named(outs.notFoundDlqIds, listed));
-  for (const b of p.shortBatches ?? []) parts.push(batchName(b));
+  const short = p.shortBatches ?? [];
+  for (const b of short.slice(0, IDS_NAMED)) parts.push(batchName(b));
+  if (short.length > IDS_NAMED)
+    parts.push(`${count(short.length - IDS_NAMED, "more batch", "more batches")} alike`);
   return (
     `${recoveryLabel(inputs)}: ${count(outs.notFoundCount, "ID")} of the ${total} \`dlqIds\` ` +
     `${outs.notFoundCount === 1 ? "was" : "were"} not in the DLQ (a typo, or resumed elsewhere) and not resumed: ` +
