@@ -6,7 +6,10 @@
  * the list is likely wrong: a batch still answered 404 is not narrowed, its IDs are not resumed,
  * and the call fails with `SVC_NOT_FOUND` once every other batch is done. A batch answered 200
  * with fewer runs than IDs is not resent (the IDs it resumed have left the DLQ): it is reported as
- * a short batch. `maxRuns` stops starting batches at a cap of runs.
+ * a short batch. A batch answered 404 after an attempt whose answer was lost is taken as resumed
+ * by that attempt (`unconfirmedDlqIds`) only when both its halves are answered 404 too: if either
+ * is resumed, the lost attempt resumed nothing and the batch is narrowed as any other. `maxRuns`
+ * stops starting batches at a cap of runs.
  *
  * @packageDocumentation
  */
@@ -30,8 +33,8 @@ interface Findings {
   notFound: string[];
   /** IDs of batches still answered 404 once `maxNotFound` IDs were found: not resumed. */
   unresolved: string[];
-  /** The first 404 answer left unresolved, reported as the call's failure. */
-  unresolvedError?: SvcError;
+  /** The last "not found" answer (its service message names the failure of unresolved batches). */
+  lastNotFound?: SvcError;
   /** Batches answered 200 with fewer runs than IDs. */
   short: ShortBatch[];
 }
@@ -73,45 +76,107 @@ function notFoundAtOnce(e: unknown): e is PartialFailure & { error: SvcError } {
   );
 }
 
-/**
- * Resumes `ids` (one batch or a part of one), narrowing a 404 down to the unknown IDs.
- *
- * @param send - resumes a set of IDs, following its cursor (throws {@link PartialFailure})
- * @param answered404 - counts a 404 answer as a request answered
- * @throws PartialFailure whose progress lists, in `remainingDlqIds`, the IDs of `ids` not resumed
- */
-async function resumeNarrowing(
-  ids: string[],
-  send: (ids: string[]) => Promise<DrainProgress>,
-  found: Findings,
-  maxNotFound: number,
-  answered404: () => void,
-): Promise<DrainProgress> {
-  let p: DrainProgress;
-  try {
-    p = await send(ids);
-  } catch (e) {
-    if (!notFoundAtOnce(e)) {
+/** `ids` in two halves, the first one the larger. */
+function halves(ids: string[]): [string[], string[]] {
+  const half = Math.ceil(ids.length / 2);
+  return [ids.slice(0, half), ids.slice(half)];
+}
+
+/** Resumes the IDs of one batch, narrowing a 404 down to the IDs the service does not find. */
+class Narrowing {
+  /**
+   * @param send - resumes a set of IDs, following its cursor (throws {@link PartialFailure})
+   * @param found - what the call found so far, over every batch
+   * @param maxNotFound - unknown IDs after which a 404 is no longer narrowed
+   * @param answered404 - counts a 404 answer as a request answered
+   */
+  constructor(
+    private readonly send: (ids: string[]) => Promise<DrainProgress>,
+    private readonly found: Findings,
+    private readonly maxNotFound: number,
+    private readonly answered404: () => void,
+  ) {}
+
+  /**
+   * Resumes `ids` (a batch or a part of one).
+   *
+   * @throws PartialFailure whose progress lists, in `remainingDlqIds`, the IDs of `ids` not resumed
+   */
+  async resume(ids: string[]): Promise<DrainProgress> {
+    const answer = await this.sendOnce(ids);
+    if (answer.notFound) return this.after404(ids, answer.progress);
+    const p = answer.progress;
+    if (ids.length > 1 && (p.unconfirmedDlqIds?.length ?? 0) === ids.length && p.resumedCount === 0) {
+      return this.checkUnconfirmed(ids, p);
+    }
+    const accounted = p.resumedCount + (p.unconfirmedDlqIds?.length ?? 0);
+    if (p.ambiguousRequests === 0 && accounted < ids.length) {
+      this.found.short.push({ dlqIds: ids, runs: p.resumedCount });
+    }
+    return p;
+  }
+
+  /** Sends `ids` once: its progress, and whether the service answered "not found" (nothing resumed). */
+  private async sendOnce(ids: string[]): Promise<{ progress: DrainProgress; notFound: boolean }> {
+    try {
+      return { progress: await this.send(ids), notFound: false };
+    } catch (e) {
+      if (notFoundAtOnce(e)) {
+        this.answered404();
+        this.found.lastNotFound = e.error;
+        return { progress: { ...e.progress, requestCount: e.progress.requestCount + 1 }, notFound: true };
+      }
       if (e instanceof PartialFailure)
         throw new PartialFailure(e.error, { ...e.progress, remainingDlqIds: ids });
       throw e;
     }
-    answered404();
-    let acc: DrainProgress = { ...e.progress, requestCount: e.progress.requestCount + 1 };
+  }
+
+  /** `ids` were answered "not found" (`acc`): a single unknown ID, a batch left unresolved, or its halves. */
+  private async after404(ids: string[], acc: DrainProgress): Promise<DrainProgress> {
     if (ids.length === 1) {
-      found.notFound.push(ids[0]);
+      this.found.notFound.push(ids[0]);
       return acc;
     }
-    if (found.notFound.length >= maxNotFound) {
-      found.unresolved.push(...ids);
-      found.unresolvedError ??= e.error;
+    if (this.found.notFound.length >= this.maxNotFound) {
+      this.found.unresolved.push(...ids);
       return acc;
     }
-    const half = Math.ceil(ids.length / 2);
-    const parts = [ids.slice(0, half), ids.slice(half)];
+    return this.each(halves(ids), acc, (part) => this.resume(part));
+  }
+
+  /**
+   * A batch answered 404 after a lost answer (`p`: every ID unconfirmed): did the lost attempt
+   * resume it, or does it hold IDs not in the DLQ? Each half is sent once: when both are answered
+   * "not found", the lost attempt took them (they stay unconfirmed); otherwise it resumed nothing,
+   * a half answered "not found" is narrowed, and the halves' results replace the unconfirmed IDs.
+   */
+  private async checkUnconfirmed(ids: string[], p: DrainProgress): Promise<DrainProgress> {
+    const parts = halves(ids);
+    const answers: { progress: DrainProgress; notFound: boolean }[] = [];
+    const acc = await this.each(parts, { ...p, unconfirmedDlqIds: undefined }, async (part) => {
+      const answer = await this.sendOnce(part);
+      answers.push(answer);
+      return answer.progress;
+    });
+    if (answers.every((a) => a.notFound)) return { ...acc, unconfirmedDlqIds: ids };
+    const notFound = parts.filter((_, i) => answers[i].notFound);
+    return this.each(notFound, acc, (part) => this.after404(part, none()));
+  }
+
+  /**
+   * Runs `step` on each part in turn, adding up the progress from `acc`.
+   *
+   * @throws PartialFailure whose `remainingDlqIds` are the failed part's and the parts after it
+   */
+  private async each(
+    parts: string[][],
+    acc: DrainProgress,
+    step: (part: string[]) => Promise<DrainProgress>,
+  ): Promise<DrainProgress> {
     for (let i = 0; i < parts.length; i++) {
       try {
-        acc = add(acc, await resumeNarrowing(parts[i], send, found, maxNotFound, answered404));
+        acc = add(acc, await step(parts[i]));
       } catch (f) {
         if (!(f instanceof PartialFailure)) throw f;
         const remainingDlqIds = [...(f.progress.remainingDlqIds ?? parts[i]), ...parts.slice(i + 1).flat()];
@@ -120,10 +185,6 @@ async function resumeNarrowing(
     }
     return acc;
   }
-  const accounted = p.resumedCount + (p.unconfirmedDlqIds?.length ?? 0);
-  if (p.ambiguousRequests === 0 && accounted < ids.length)
-    found.short.push({ dlqIds: ids, runs: p.resumedCount });
-  return p;
 }
 
 /** The outcome of every batch of a {@link resumeBatches} call, and the first failure. */
@@ -183,7 +244,7 @@ class BatchResults {
 
   /** The failure of a call that left batches answered 404 unresolved. */
   private unresolvedFailure(): SvcError {
-    const { notFound, unresolved, unresolvedError } = this.found;
+    const { notFound, unresolved, lastNotFound: unresolvedError } = this.found;
     return new SvcError(
       "SVC_NOT_FOUND",
       `${unresolved.length} DLQ IDs were not resumed: their batches were answered 404 ` +
@@ -243,9 +304,8 @@ export async function resumeBatches(
   const runBatch = async (index: number): Promise<DrainProgress> => {
     idsInFlight += batches[index].length;
     try {
-      return await resumeNarrowing(batches[index], send(index), out.found, maxNotFound, () => {
-        requestCount += 1;
-      });
+      const answered404 = () => void (requestCount += 1);
+      return await new Narrowing(send(index), out.found, maxNotFound, answered404).resume(batches[index]);
     } finally {
       idsInFlight -= batches[index].length;
     }

@@ -129,6 +129,26 @@ describe("integration: dlqIds not in the DLQ, a changed list, maxRuns", function
     });
   }
 
+  it("a batch with an unknown ID whose first attempt failed (500, retried): every other ID once, the typo named, nothing unconfirmed", async () => {
+    emulator.seed(120, 8);
+    const known = liveIds();
+    emulator.setFaults({ failRequestNumbers: [1], failStatus: 500 });
+    const { p } = provider();
+    const { outs } = await create(
+      p,
+      inputs([...known.slice(0, 30), "dlq_typo", ...known.slice(30)], { concurrency: 1 }),
+    );
+    assertEachOnce(known);
+    assert.deepEqual(outs.notFoundDlqIds, ["dlq_typo"]);
+    assert.deepEqual(
+      outs.unconfirmedDlqIds,
+      [],
+      "the failed attempt resumed nothing: no ID left unconfirmed",
+    );
+    assert.equal(outs.ambiguousRequests, 1);
+    assert.equal(outs.complete, true);
+  });
+
   it("more than 20 unknown IDs: the up fails naming them, every other ID resumed once; a fixed list finishes without resending", async () => {
     emulator.seed(500, 4);
     const known = liveIds();

@@ -158,22 +158,43 @@ describe("client/SvcClient.resumeByIds", () => {
     assert.deepEqual(starts, [0, 500, 1000]);
   });
 
-  it("counts a batch answered 404 after an ambiguous failure as resumed without IDs", async () => {
+  it("counts a batch answered 404 after an ambiguous failure, and so are both its halves, as resumed without IDs", async () => {
     h = harness();
     h.pool
       .intercept({ path: resumePath, method: "POST" })
       .replyWithError(new errors.SocketError("other side closed"));
     h.pool
       .intercept({ path: resumePath, method: "POST" })
-      .reply(404, { error: "Some DLQ messages were not found" });
+      .reply(404, { error: "Some DLQ messages were not found" })
+      .times(3);
     const result = await h.client.resumeByIds(ids(3), undefined, { concurrency: 1 });
     assert.deepEqual(result, {
       runs: [],
-      requestCount: 1,
+      requestCount: 3,
       resumedCount: 0,
       ambiguousRequests: 1,
       unconfirmedDlqIds: ids(3),
     });
+  });
+
+  it("a batch answered 404 after an ambiguous failure whose half is resumed held an unknown ID: narrowed, nothing unconfirmed", async () => {
+    h = harness();
+    h.pool
+      .intercept({ path: resumePath, method: "POST" })
+      .replyWithError(new errors.SocketError("other side closed"));
+    const known = new Set(ids(3));
+    const sent = dlqService(known);
+    const result = await h.client.resumeByIds([...ids(3), "dlq_typo"], undefined, { concurrency: 1 });
+    assert.deepEqual(
+      sent.map((b) => b.length),
+      [4, 2, 2, 1, 1],
+      "the retry, both halves, then the half answered 404 narrowed",
+    );
+    assert.equal(result.resumedCount, 3);
+    assert.deepEqual(result.notFoundDlqIds, ["dlq_typo"]);
+    assert.equal(result.unconfirmedDlqIds, undefined);
+    assert.equal(result.ambiguousRequests, 1);
+    assert.equal(result.requestCount, 5);
   });
 
   it("carries partial progress and the remaining IDs when a batch fails", async () => {
