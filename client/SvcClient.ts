@@ -6,7 +6,8 @@
  * @packageDocumentation
  */
 import { DrainError, SvcError } from "./errors";
-import { PartialFailure, drainPages, resumeBatches, withPartialProgress } from "./drain";
+import { resumeBatches } from "./batches";
+import { PartialFailure, drainPages, withPartialProgress } from "./drain";
 import {
   selectionProblems,
   throwIfProblems,
@@ -186,7 +187,7 @@ export class SvcClient {
     const query = selectionQuery(selection);
     overrideHeaders(overrides);
     const prepare = this.preparedOnce(overrides);
-    return withPartialProgress("drain", () =>
+    return withPartialProgress("the drain", () =>
       drainPages(
         (cursor, state) =>
           this.resumeOnce(query(cursor), selection.dlqIds, prepare, state, OPEN_GATE, opts.signal),
@@ -199,10 +200,14 @@ export class SvcClient {
    * Resumes the given DLQ IDs in batches of at most 50 (duplicates removed), up to
    * `concurrency` batches at once and at most `maxRequestsPerSecond` request starts per second
    * (retries included), through the account's shared `gate` when one is given. Runs are
-   * returned in batch order.
+   * returned in batch order. A batch the service answers "not found" (404) is narrowed to the IDs
+   * it does not find (`notFoundDlqIds`), every other ID resumed; a batch answered with fewer runs
+   * than IDs is reported in `shortBatches` and not resent; `maxRuns` stops at a cap
+   * (`stoppedAtMaxRuns`, the IDs not sent in `remainingDlqIds`). See `batches.ts`.
    *
-   * @throws DrainError with `partial` (including `remainingDlqIds`) when a batch fails; batches
-   * already in flight are allowed to finish first
+   * @throws DrainError with `partial` (including `remainingDlqIds`) when a batch fails (batches
+   * already in flight are allowed to finish first), or `SVC_NOT_FOUND` when batches were still
+   * answered 404 after `maxNotFound` IDs had been found missing
    */
   async resumeByIds(
     ids: string[],
@@ -225,7 +230,7 @@ export class SvcClient {
       ? (status: number, headers: ResponseHeaders): void => shared.observe(status, headers)
       : undefined;
     const prepare = this.preparedOnce(overrides);
-    return withPartialProgress("resumeByIds", () =>
+    return withPartialProgress("the resume of the DLQ IDs", () =>
       resumeBatches(
         ids,
         (dlqIds, cursor, state) =>
@@ -283,7 +288,7 @@ export class SvcClient {
         { now: this.now, ...opts },
       );
     } catch (error) {
-      if (error instanceof PartialFailure) throw DrainError.wrap(error.error, error.progress, "drain");
+      if (error instanceof PartialFailure) throw DrainError.wrap(error.error, error.progress, "the drain");
       throw error;
     }
   }

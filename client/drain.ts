@@ -1,28 +1,20 @@
 /**
- * Multi-request resume loops: following a cursor to the end (with loop detection) and
- * resuming a list of DLQ IDs in concurrent, rate-limited batches. Both keep every resumed run
- * they saw, and a failure carries that progress ({@link DrainError.partial}).
+ * The multi-request resume loop: following a cursor to the end (with loop detection). It keeps
+ * every resumed run it saw, and a failure carries that progress ({@link DrainError.partial}).
+ * A list of DLQ IDs is resumed in batches by `batches.ts`, each batch with this loop.
  *
  * @packageDocumentation
  */
 import { DrainError, SvcError } from "./errors";
-import { MAX_RUNS_PER_REQUEST } from "./contract";
-import { TaskPool, type Outcome } from "./pool";
 import type { CallState } from "./request";
-import type {
-  DrainOptions,
-  DrainProgress,
-  DrainResult,
-  ResumeBatchEvent,
-  ResumeByIdsOptions,
-  ResumedRun,
-  ResumePage,
-} from "./types";
+import type { DrainOptions, DrainProgress, DrainResult, ResumedRun, ResumePage } from "./types";
 
 /** Consecutive pages that carry a cursor but no runs before a drain counts as endless. */
 export const DEFAULT_MAX_EMPTY_PAGES = 3;
 /** Batches in flight at once in `resumeByIds` by default. */
 export const DEFAULT_CONCURRENCY = 4;
+/** Unknown DLQ IDs a `resumeByIds` call narrows down before it stops narrowing (`maxNotFound`). */
+export const MAX_NOT_FOUND_NARROWED = 20;
 
 /**
  * Sends one resume request continuing after `cursor`. Updates `state` as attempts are made
@@ -184,117 +176,6 @@ export async function drainPages(step: ResumeStep, opts: DrainLoopOptions = {}):
   }
 }
 
-/** Sends one batch of DLQ IDs, continuing after `cursor` (normally `undefined`). */
-export type BatchStep = (
-  dlqIds: string[],
-  cursor: string | undefined,
-  state: CallState,
-) => Promise<ResumePage>;
-
-/** The outcome of every batch of a {@link resumeBatches} call, and the first failure. */
-class BatchResults {
-  readonly results: (DrainProgress | undefined)[];
-  readonly failed = new Set<number>();
-  stop = false;
-  firstError: unknown;
-
-  constructor(readonly batches: string[][]) {
-    this.results = new Array<DrainProgress | undefined>(batches.length).fill(undefined);
-  }
-
-  /** Records how batch `index` ended: its progress, or the failure with the progress before it. */
-  settle(index: number, outcome: Outcome<DrainProgress>): void {
-    if (outcome.ok) {
-      this.results[index] = outcome.value;
-      return;
-    }
-    if (!(outcome.error instanceof PartialFailure)) throw outcome.error;
-    this.results[index] = outcome.error.progress;
-    this.failed.add(index);
-    this.halt(outcome.error.error);
-  }
-
-  /** No batch starts any more; `error` is reported unless an earlier failure was. */
-  halt(error: unknown): void {
-    if (this.stop) return;
-    this.stop = true;
-    this.firstError = error;
-  }
-
-  /** The progress of every batch, in batch order; throws it with the first failure if any. */
-  progress(): DrainProgress {
-    const done = this.results.filter((r): r is DrainProgress => r !== undefined);
-    const progress: DrainProgress = {
-      runs: done.flatMap((r) => r.runs),
-      requestCount: done.reduce((n, r) => n + r.requestCount, 0),
-      resumedCount: done.reduce((n, r) => n + r.resumedCount, 0),
-      ambiguousRequests: done.reduce((n, r) => n + r.ambiguousRequests, 0),
-      cursor: undefined,
-    };
-    const unconfirmed = done.flatMap((r) => r.unconfirmedDlqIds ?? []);
-    if (unconfirmed.length > 0) progress.unconfirmedDlqIds = unconfirmed;
-    if (!this.stop) return progress;
-    const left = (_: string[], i: number) => this.results[i] === undefined || this.failed.has(i);
-    progress.remainingDlqIds = this.batches.filter(left).flat();
-    throw new PartialFailure(this.firstError, progress);
-  }
-}
-
-/**
- * Splits `ids` into batches of at most {@link MAX_RUNS_PER_REQUEST}, runs up to `concurrency`
- * batches at once (on the {@link TaskPool} the windowed drain uses too), and returns the runs in
- * batch order. On the first failure no new batch is started; batches in flight finish and are
- * recorded; then the failure is thrown with the progress, including the IDs whose batch did not
- * complete.
- *
- * @throws PartialFailure wrapping the first failure and the progress
- */
-export async function resumeBatches(
-  ids: string[],
-  step: BatchStep,
-  opts: Omit<ResumeByIdsOptions, "maxRequestsPerSecond"> = {},
-): Promise<DrainProgress> {
-  // Each ID's grammar is checked by the caller (`SvcClient.resumeByIds`, contract.ts).
-  if (!Array.isArray(ids)) throw new SvcError("SVC_INVALID_ARGUMENT", "`ids` must be an array of strings");
-  checkCount(opts.concurrency, "concurrency", 1);
-  const unique = [...new Set(ids)];
-  const batches: string[][] = [];
-  for (let i = 0; i < unique.length; i += MAX_RUNS_PER_REQUEST) {
-    batches.push(unique.slice(i, i + MAX_RUNS_PER_REQUEST));
-  }
-  const out = new BatchResults(batches);
-  let nextBatch = 0;
-  let requestCount = 0;
-  let resumedCount = 0;
-  const runBatch = (index: number): Promise<DrainProgress> =>
-    drainPages((cursor, state) => step(batches[index], cursor, state), {
-      keepRuns: opts.keepRuns,
-      onPage: async ({ page }) => {
-        requestCount += 1;
-        resumedCount += page.workflowRuns.length;
-        const event: ResumeBatchEvent = {
-          batchIndex: index,
-          dlqIds: batches[index],
-          page,
-          requestCount,
-          resumedCount,
-        };
-        await opts.onPage?.(event);
-      },
-    });
-  const take = (): number | undefined => {
-    if (out.stop || nextBatch >= batches.length) return undefined;
-    if (opts.signal?.aborted) {
-      out.halt(new SvcError("SVC_ABORTED", "resumeByIds was aborted by its signal"));
-      return undefined;
-    }
-    return nextBatch++;
-  };
-  const pool = new TaskPool(opts.concurrency ?? DEFAULT_CONCURRENCY);
-  await pool.run({ take, start: runBatch, settle: (i, outcome) => out.settle(i, outcome) });
-  return out.progress();
-}
-
 /** Converts a loop's progress into the public result shape. */
 export function toDrainResult(p: DrainProgress): DrainResult {
   return {
@@ -303,6 +184,10 @@ export function toDrainResult(p: DrainProgress): DrainResult {
     resumedCount: p.resumedCount,
     ambiguousRequests: p.ambiguousRequests,
     ...(p.unconfirmedDlqIds ? { unconfirmedDlqIds: p.unconfirmedDlqIds } : {}),
+    ...(p.notFoundDlqIds ? { notFoundDlqIds: p.notFoundDlqIds } : {}),
+    ...(p.shortBatches ? { shortBatches: p.shortBatches } : {}),
+    ...(p.stoppedAtMaxRuns ? { stoppedAtMaxRuns: true } : {}),
+    ...(p.stoppedAtMaxRuns && p.remainingDlqIds ? { remainingDlqIds: p.remainingDlqIds } : {}),
   };
 }
 

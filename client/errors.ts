@@ -162,13 +162,18 @@ export class DrainError extends SvcError {
    *
    * @param error - the failure (an {@link SvcError}, or anything thrown by a callback)
    * @param partial - progress made before the failure
-   * @param what - the operation, e.g. `"drain"`
+   * @param what - the operation, e.g. `"the drain"`
    */
   static wrap(error: unknown, partial: DrainProgress, what: string): DrainError {
+    const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+    const lost =
+      partial.ambiguousRequests > 0
+        ? `; ${plural(partial.ambiguousRequests, "request")} lost an answer and may have resumed runs not counted`
+        : "";
     const summary =
-      `${what} stopped after ${partial.requestCount} request(s) and ${partial.resumedCount} resumed run(s)` +
-      (partial.ambiguousRequests > 0 ? `, ${partial.ambiguousRequests} ambiguous request(s)` : "") +
-      "; the progress so far is in `partial`";
+      `${what} stopped after ${plural(partial.requestCount, "request")} that resumed ` +
+      `${plural(partial.resumedCount, "run")}${lost}; resumed entries have left the DLQ, ` +
+      "so continuing resumes none of them twice";
     if (error instanceof SvcError) {
       return new DrainError(error.code, `${error.message} (${summary})`, partial, {
         status: error.status,

@@ -69,7 +69,7 @@ export type {
 export { resumeQuery } from "./query";
 export { show, typeName } from "./show";
 export type { ShowOptions } from "./show";
-export { DEFAULT_MAX_EMPTY_PAGES, DEFAULT_CONCURRENCY } from "./drain";
+export { DEFAULT_MAX_EMPTY_PAGES, DEFAULT_CONCURRENCY, MAX_NOT_FOUND_NARROWED } from "./drain";
 export type {
   AccountGate,
   AccountRecord,
@@ -90,6 +90,7 @@ export type {
   ResumedRun,
   ResumePage,
   RetryEvent,
+  ShortBatch,
   RetryPolicy,
   SvcClientOptions,
 } from "./types";

@@ -176,6 +176,19 @@ export interface ResumeByIdsOptions {
   signal?: AbortSignal;
   /** As in {@link DrainOptions.keepRuns}. */
   keepRuns?: boolean;
+  /**
+   * IDs found missing (404) after which a batch still answered 404 is no longer narrowed: its
+   * IDs are not resumed and the call fails with `SVC_NOT_FOUND` once every other batch is done.
+   * Default 20 (`MAX_NOT_FOUND_NARROWED`). Narrowing one unknown ID out of a batch of 50
+   * costs at most 12 requests.
+   */
+  maxNotFound?: number;
+  /**
+   * Start no batch once the runs resumed plus the IDs of the batches in flight reach this many:
+   * the call returns with `stoppedAtMaxRuns` and the IDs not sent in `remainingDlqIds`.
+   * Default: no cap.
+   */
+  maxRuns?: number;
 }
 
 /** Result of {@link SvcClient.drain} and {@link SvcClient.resumeByIds}. */
@@ -190,6 +203,35 @@ export interface DrainResult {
   ambiguousRequests: number;
   /** DLQ IDs probably resumed by a lost attempt, whose new run IDs are unknown. */
   unconfirmedDlqIds?: string[];
+  /**
+   * DLQ IDs the service did not find (`resumeByIds`): each narrowed down from a batch answered
+   * 404 by resending its halves (at most `maxNotFound` a call, see {@link ResumeByIdsOptions}).
+   */
+  notFoundDlqIds?: string[];
+  /**
+   * Batches answered 200 with fewer runs than IDs (`resumeByIds`): the service resumed the IDs
+   * it found and left out the others, without saying which. They are not resent (the resumed
+   * ones have left the DLQ); `dlqIds.length - runs` IDs of each were not found.
+   */
+  shortBatches?: ShortBatch[];
+  /**
+   * True when the drain stopped at `maxRuns` (not an error): `cursor`, `windowState` or
+   * `remainingDlqIds` say where it continues.
+   */
+  stoppedAtMaxRuns?: boolean;
+  /**
+   * DLQ IDs not resumed (`resumeByIds` only): in a failure's progress those whose batch did not
+   * complete; in a result, those a call stopped at `maxRuns` did not send.
+   */
+  remainingDlqIds?: string[];
+}
+
+/** A `dlqIds` batch answered 200 with fewer runs than IDs. */
+export interface ShortBatch {
+  /** The IDs of the batch, as sent. */
+  dlqIds: string[];
+  /** Runs the answer carried. */
+  runs: number;
 }
 
 /** Progress carried by a {@link DrainError} so no resumed run is forgotten. */
@@ -199,8 +241,6 @@ export interface DrainProgress extends DrainResult {
    * window is the whole selection); `undefined` when none is known or done.
    */
   cursor: string | undefined;
-  /** DLQ IDs whose batch did not complete (`resumeByIds` only). */
-  remainingDlqIds?: string[];
   /** The windows still open, to continue from (`drainWindows` only). */
   windowState?: WindowDrainState;
 }
@@ -323,6 +363,12 @@ export interface UnpacedWindowDrainOptions {
   maxEmptyPages?: number;
   /** Stops launching requests (`SVC_ABORTED`); requests in flight finish and are recorded. */
   signal?: AbortSignal;
+  /**
+   * Start no request once the runs resumed plus 50 for each request in flight reach this many:
+   * the drain stops at the first whole request at or past it and returns with
+   * `stoppedAtMaxRuns` and the state to continue from. Default: no cap.
+   */
+  maxRuns?: number;
   /** Clock, unix ms (window bounds and rates). Default `Date.now`. */
   now?: () => number;
 }

@@ -25,7 +25,7 @@
  */
 import { PartialFailure, DEFAULT_MAX_EMPTY_PAGES, checkCount } from "./drain";
 import { SvcError, isSvcError } from "./errors";
-import type { DlqSelection } from "./contract";
+import { MAX_RUNS_PER_REQUEST, type DlqSelection } from "./contract";
 import type { CallState } from "./request";
 import { TaskPool, type Outcome } from "./pool";
 import type {
@@ -93,6 +93,7 @@ function setUp(selection: DlqSelection, opts: UnpacedWindowDrainOptions): Setup 
   checkCount(opts.maxEmptyPages, "maxEmptyPages", 1);
   checkCount(opts.windowAllowance, "windowAllowance", 1);
   checkCount(opts.horizonMs, "horizonMs", 1);
+  checkCount(opts.maxRuns, "maxRuns", 0);
   if (opts.startCursor !== undefined && typeof opts.startCursor !== "string") {
     throw new SvcError("SVC_INVALID_ARGUMENT", "`startCursor` must be a string");
   }
@@ -181,6 +182,7 @@ class WindowRunner {
       settle: (job, outcome) => this.settle(job, outcome),
     });
     if (this.failure !== undefined) throw new PartialFailure(this.failure.error, this.progress());
+    if (!this.s.plan.done && this.atMaxRuns(0)) return { ...this.progress(), stoppedAtMaxRuns: true };
     if (!this.s.plan.done) {
       const open = this.s.plan.open.length;
       const message = `The drain did not finish within maxRequests=${this.opts.maxRequests}: ${open} window(s) still pending`;
@@ -198,8 +200,15 @@ class WindowRunner {
     }
     const max = this.opts.maxRequests;
     if (max !== undefined && this.tally.requestCount + this.pool.inFlight >= max) return undefined;
+    if (this.atMaxRuns(this.pool.inFlight)) return undefined;
     const w = this.s.plan.take();
     return w && { w, state: { attempts: 0, ambiguous: false }, sent: this.s.now() };
+  }
+
+  /** True when `maxRuns` holds back another request: the runs resumed and 50 per request in flight reach it. */
+  private atMaxRuns(inFlight: number): boolean {
+    const cap = this.opts.maxRuns;
+    return cap !== undefined && this.tally.resumedCount + MAX_RUNS_PER_REQUEST * inFlight >= cap;
   }
 
   private fail(error: unknown): void {

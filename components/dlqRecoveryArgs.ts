@@ -77,6 +77,14 @@ export interface DlqRecoveryArgs extends DlqSelectionArgs {
    * settings are configured, else the service's rate-limit headers).
    */
   maxRequestsPerSecond?: pulumi.Input<number>;
+  /**
+   * Stops the drain once it has resumed this many runs (at least 1), at the first whole request at
+   * or past it (a request resumes up to 50); where it stopped is saved as for any cut-off drain
+   * (`complete` false) and the up succeeds saying so. A later up with a higher cap, or none,
+   * continues it, each entry once; with the same cap it sends nothing. Counts the runs of the
+   * drain and its continuations (`resumedCount`). Default: no cap.
+   */
+  maxRuns?: pulumi.Input<number>;
   /** How many new runs `resumedRuns` keeps in state (0 to 10,000). Default 10 (it was 1,000); counts are always exact. */
   maxRecordedRuns?: pulumi.Input<number>;
   /**
@@ -132,8 +140,18 @@ export interface DlqRecoveryResults {
   startedAt: string;
   /** When the drain finished (or was cut off): an ISO 8601 UTC timestamp. */
   finishedAt: string;
-  /** False when the drain was cut off; the next up continues it. */
+  /** False when the drain was cut off (or stopped at `maxRuns`); the next up continues it. */
   complete: boolean;
+  /**
+   * `dlqIds` the service did not find (not in the DLQ: a typo, or resumed elsewhere), the first 20;
+   * the drain resumed every other ID. See `notFoundCount`.
+   */
+  notFoundDlqIds: string[];
+  /**
+   * How many `dlqIds` were not found (a count): those in `notFoundDlqIds`, beyond them, and those
+   * of a batch the service answered with fewer runs than IDs without saying which.
+   */
+  notFoundCount: number;
 }
 
 /**
@@ -151,6 +169,8 @@ const RESULTS_TABLE = {
   startedAt: true,
   finishedAt: true,
   complete: true,
+  notFoundDlqIds: true,
+  notFoundCount: true,
 } as const satisfies Record<keyof DlqRecoveryResults, true>;
 
 /** The output names of {@link DlqRecoveryResults}, in declaration order. */

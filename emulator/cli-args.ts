@@ -7,6 +7,7 @@ import type { EmulatorOptions } from "./options";
 import { DEFAULT_OPTIONS, isLoopback } from "./options";
 import { isPlanName, PLAN_NAMES } from "./plans";
 import { MAX_SEED_COUNT } from "./state";
+import { UNKNOWN_DLQ_IDS_MODES } from "./unknown-dlq-ids";
 
 /** Usage text: every flag with its default (`DEFAULT_OPTIONS`). */
 export const USAGE = `usage: pulumi-svc-emulator [flags]      (in a clone: npm run emulator -- [flags])
@@ -21,6 +22,8 @@ export const USAGE = `usage: pulumi-svc-emulator [flags]      (in a clone: npm r
   --no-rate-limit            do not enforce the account's max_requests_per_second (default: enforced)
   --daily-limit <n>          resume requests allowed per account and UTC day (default: off)
   --other-client-load <n>    simulate another client using n requests of every second (default 0)
+  --unknown-dlq-ids <mode>   a dlqIds batch with IDs not in the DLQ: refuse (404, nothing resumed) or
+                             resume-known (200 with the known IDs' runs) (default refuse)
   --help                     print this text
 One URL serves the account API and the resume API: set both svc:accountApiUrl and svc:baseUrl to it.
 Stops on Ctrl-C (SIGINT) or SIGTERM.`;
@@ -58,6 +61,7 @@ const VALUE_FLAGS = new Set([
   "username",
   "password",
   "daily-limit",
+  "unknown-dlq-ids",
   "other-client-load",
 ]);
 /** Flags that take no value. */
@@ -83,6 +87,23 @@ function accountLimitOptions(
     ...(dailyLimit !== undefined ? { dailyLimit } : {}),
     ...(otherClientLoad !== undefined ? { otherClientLoad } : {}),
   };
+}
+
+/**
+ * The option of `--unknown-dlq-ids` (none when the flag is absent).
+ *
+ * @param values - the flags given with their values.
+ */
+function unknownDlqIdsOption(values: ReadonlyMap<string, string>): Pick<EmulatorOptions, "unknownDlqIds"> {
+  const raw = values.get("unknown-dlq-ids");
+  if (raw === undefined) return {};
+  const mode = UNKNOWN_DLQ_IDS_MODES.find((m) => m === raw);
+  if (mode === undefined) {
+    throw new CliUsageError(
+      `--unknown-dlq-ids must be one of ${UNKNOWN_DLQ_IDS_MODES.join(", ")}, got ${JSON.stringify(raw)}`,
+    );
+  }
+  return { unknownDlqIds: mode };
 }
 
 /**
@@ -168,6 +189,6 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     }
     options[flag] = value;
   }
-  Object.assign(options, accountLimitOptions(integer, switches));
+  Object.assign(options, accountLimitOptions(integer, switches), unknownDlqIdsOption(values));
   return { help, options };
 }

@@ -9,6 +9,7 @@ import { show } from "./http";
 import type { PlanName } from "./plans";
 import { isPlanName, PLAN_NAMES } from "./plans";
 import { MAX_SEED_COUNT } from "./state";
+import { UNKNOWN_DLQ_IDS_MODES, type UnknownDlqIds } from "./unknown-dlq-ids";
 
 /** Options of the emulator; all optional. */
 export interface EmulatorOptions {
@@ -52,6 +53,12 @@ export interface EmulatorOptions {
    * window of the per-second limit, spread over the second (default 0).
    */
   readonly otherClientLoad?: number;
+  /**
+   * What a `dlqIds` batch that mixes known IDs and IDs not in the DLQ gets (default `"refuse"`:
+   * 404, nothing resumed; `"resume-known"`: the known IDs are resumed, 200 with fewer runs).
+   * The service's behaviour is not documented; see `resume.ts`.
+   */
+  readonly unknownDlqIds?: UnknownDlqIds;
 }
 
 /** Options with every default filled in. */
@@ -70,6 +77,7 @@ export interface ResolvedOptions {
   readonly rateLimit: boolean;
   readonly dailyLimit?: number;
   readonly otherClientLoad: number;
+  readonly unknownDlqIds: UnknownDlqIds;
 }
 
 /** The defaults. */
@@ -115,6 +123,7 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     rateLimit: options.rateLimit ?? true,
     ...(options.dailyLimit !== undefined ? { dailyLimit: checkDailyLimit(options.dailyLimit) } : {}),
     otherClientLoad: options.otherClientLoad ?? 0,
+    unknownDlqIds: options.unknownDlqIds ?? "refuse",
   };
   const int = (name: string, value: number, min: number, max: number): void => {
     if (!Number.isSafeInteger(value) || value < min || value > max) {
@@ -142,6 +151,11 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     throw new Error("username must not contain a colon (HTTP Basic separator)");
   if (typeof resolved.rateLimit !== "boolean") {
     throw new Error(`rateLimit must be a boolean, got ${show(resolved.rateLimit)}`);
+  }
+  if (!UNKNOWN_DLQ_IDS_MODES.includes(resolved.unknownDlqIds)) {
+    throw new Error(
+      `unknownDlqIds must be one of ${UNKNOWN_DLQ_IDS_MODES.join(", ")}, got ${show(resolved.unknownDlqIds)}`,
+    );
   }
   if (typeof resolved.now !== "function") throw new Error("now must be a function returning unix ms");
   validateFaultConfig(resolved.faults);

@@ -35,6 +35,7 @@ export function handleResume(ctx: V2Context): V2Result {
   const outcome = resume(state, request, overrides, {
     requestIndex: logEntry.index,
     endlessCursor: plan.endlessCursor,
+    unknownDlqIds: state.unknownDlqIds,
   });
   if (outcome.kind === "not-found") {
     logEntry.error = state.redact(
@@ -43,6 +44,11 @@ export function handleResume(ctx: V2Context): V2Result {
     throw new HttpError(404, NOT_FOUND_MESSAGE);
   }
   logEntry.resumed = outcome.runs.length;
+  if (outcome.missing !== undefined) {
+    logEntry.error = state.redact(
+      `resumed the known IDs; not in the DLQ: ${outcome.missing.map((id) => JSON.stringify(id)).join(", ")}`,
+    );
+  }
   if (plan.endlessCursor) logEntry.fault = "endlessCursor";
   if (plan.loseResponseAfterCommit) {
     state.ledger.markResponseLost(outcome.runs);

@@ -2,7 +2,8 @@
  * The bulk-resume operation on the state: select entries (by DLQ IDs, or by filters after a
  * cursor), create a new run for each, remove them from the DLQ and record them in the ledger.
  *
- * All-or-nothing: an unknown DLQ ID or a bad cursor changes nothing.
+ * All-or-nothing: an unknown DLQ ID or a bad cursor changes nothing, unless the emulator is told
+ * to resume the known IDs of a batch that mixes known and unknown ones ({@link UnknownDlqIds}).
  */
 import { decodeCursor, encodeCursor, filterHash } from "./cursor";
 import type { DlqEntry } from "./entry";
@@ -11,6 +12,7 @@ import { createResumedRun } from "./new-run";
 import type { Overrides } from "./overrides";
 import type { ResumeRequest } from "./resume-request";
 import type { EmulatorState } from "./state";
+import type { UnknownDlqIds } from "./unknown-dlq-ids";
 
 /** Outcome of {@link resume}. */
 export type ResumeOutcome =
@@ -20,6 +22,8 @@ export type ResumeOutcome =
       readonly runs: readonly ResumedRun[];
       /** "" when everything matching was processed, otherwise the cursor to continue with. */
       readonly cursor: string;
+      /** Requested DLQ IDs not in the DLQ, left out (`"resume-known"`). */
+      readonly missing?: readonly string[];
     }
   | {
       readonly kind: "not-found";
@@ -33,6 +37,8 @@ export interface ResumeOptions {
   readonly requestIndex: number;
   /** Never return an empty cursor (fault `endlessCursor`). */
   readonly endlessCursor?: boolean;
+  /** What a batch with IDs not in the DLQ gets (default `"refuse"`). */
+  readonly unknownDlqIds?: UnknownDlqIds;
 }
 
 /**
@@ -59,12 +65,13 @@ export function resume(
       if (entry === undefined) missing.push(id);
       else entries.push(entry);
     }
-    if (missing.length > 0) return { kind: "not-found", missing };
+    const resumeKnown = options.unknownDlqIds === "resume-known" && entries.length > 0;
+    if (missing.length > 0 && !resumeKnown) return { kind: "not-found", missing };
     const runs = commit(state, entries, overrides, options.requestIndex);
     const cursor = options.endlessCursor
       ? encodeCursor({ epoch: dlq.epoch, afterSeq: 0, filter: filterHash({}) })
       : "";
-    return { kind: "resumed", runs, cursor };
+    return { kind: "resumed", runs, cursor, ...(missing.length > 0 ? { missing } : {}) };
   }
 
   const hash = filterHash(request.filter);

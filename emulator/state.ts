@@ -3,6 +3,7 @@
  * programmatic API: the DLQ, the ledger of resumed runs, the request log, the fault injector and
  * the account.
  */
+import type { UnknownDlqIds } from "./unknown-dlq-ids";
 import { AccountStore } from "./account";
 import { DlqStore } from "./dlq";
 import type { DlqEntry } from "./entry";
@@ -39,6 +40,8 @@ export interface StateInit {
   readonly dailyLimit?: number;
   /** Requests of every one-second window a simulated other client uses (default 0). */
   readonly otherClientLoad?: number;
+  /** What a `dlqIds` batch with IDs not in the DLQ gets (default `"refuse"`). */
+  readonly unknownDlqIds?: UnknownDlqIds;
 }
 
 /** The emulator's state. */
@@ -59,12 +62,15 @@ export class EmulatorState {
   readonly dailyLimit: DailyLimiter;
   /** Clock, unix ms. */
   readonly now: () => number;
+  /** What a `dlqIds` batch with IDs not in the DLQ gets (see `UnknownDlqIds`); settable at run time. */
+  unknownDlqIds: UnknownDlqIds;
 
   /**
    * @param init - credentials, plan, clock.
    */
   constructor(init: StateInit) {
     this.now = init.now;
+    this.unknownDlqIds = init.unknownDlqIds ?? "refuse";
     this.log = new RequestLog(init.logCapacity);
     this.rateLimit = new AccountRateLimiter(init.rateLimit ?? true, init.otherClientLoad ?? 0);
     this.dailyLimit = new DailyLimiter(init.dailyLimit);

@@ -5,8 +5,10 @@
  * - `check` validates every input and that a URL and token are configured (preview
  *   fails early, naming the field and the value).
  * - `diff` reports a change when the selection, an override or `triggers` changed (the
- *   next up resumes again), when `baseUrl`, `account` or a tuning input changed (the next up
- *   sends nothing), or when the last drain did not finish (the next up continues it). A new
+ *   next up resumes again; a new `dlqIds` list skips the IDs this resource already resumed),
+ *   when `baseUrl`, `account` or a tuning input changed (the next up sends nothing), or when the
+ *   last drain did not finish (the next up continues it, unless it stopped at a `maxRuns` the
+ *   inputs keep); what the next up will do is printed (`dlqRecoveryChange.ts`). A new
  *   `token` alone is no change: it is used by the next drain and never stored in outputs; nor
  *   are new `accountLimits` (the bound Account's pacing limits, copied by the component).
  * - `create` drains through `SvcClient`: with filters (or `all`) in parallel failure-time
@@ -55,9 +57,15 @@ import {
   type DlqRecoveryInputs,
   type DlqRecoveryOutputs,
 } from "./dlqRecoveryInputs";
+import { changedLine, heldAtMaxRuns, resumedBefore, unfinishedLine } from "./dlqRecoveryChange";
 import { runDrainJob, type DrainDeps, type DrainJob } from "./dlqRecoveryRun";
 import { drainThread } from "./drainThread";
-import { engineLivenessProbe, exitOrphanedProvider, exitWhenOutputCloses } from "./engineProtocol";
+import {
+  engineLivenessProbe,
+  engineWarning,
+  exitOrphanedProvider,
+  exitWhenOutputCloses,
+} from "./engineProtocol";
 
 export type { DlqRecoveryInputs, DlqRecoveryOutputs } from "./dlqRecoveryInputs";
 
@@ -83,10 +91,12 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
    * @param config - the stack config, until `configure` hands over the engine's
    */
   constructor(deps: Partial<DlqRecoveryDeps> = {}, config?: StackConfigReader) {
+    const log = deps.log ?? ((line: string) => console.log(line));
     this.deps = {
       env: deps.env ?? process.env,
       now: deps.now ?? Date.now,
-      log: deps.log ?? ((line) => console.log(line)),
+      log,
+      warn: deps.warn ?? warnVia(engineWarning(), log),
       cwd: deps.cwd ?? (() => process.cwd()),
       engineAlive: deps.engineAlive ?? engineLivenessProbe(),
       exitOrphaned: deps.exitOrphaned ?? (() => exitOrphanedProvider()),
@@ -124,20 +134,18 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
     olds: DlqRecoveryOutputs,
     news: DlqRecoveryInputs,
   ): Promise<pulumi.dynamic.DiffResult> {
-    if (olds.complete === false) {
-      this.deps.log(
-        `${recoveryLabel(news)}: the last drain was cut off after ${olds.resumedCount} runs; the next up continues it.`,
-      );
-      return { changes: true };
-    }
-    if (containsUnknown(news) || specHash(news) !== olds.specHash) {
-      this.deps.log(
-        `${recoveryLabel(news)}: the selection, an override or \`triggers\` changed; the next up resumes again.`,
-      );
-      return { changes: true };
-    }
+    const specChanged = containsUnknown(news) || specHash(news) !== olds.specHash;
     const pick = (o: Partial<DlqRecoveryInputs>) =>
       stable(Object.fromEntries(TUNING_FIELDS.map((k) => [k, o[k]])));
+    if (olds.complete === false) {
+      this.deps.log(unfinishedLine(olds, news, specChanged));
+      // Held at the same `maxRuns`: nothing to send; a tuning change is still recorded.
+      return { changes: specChanged || !heldAtMaxRuns(olds, news) || pick(olds) !== pick(news) };
+    }
+    if (specChanged) {
+      this.deps.log(changedLine(olds, news));
+      return { changes: true };
+    }
     if (pick(olds) !== pick(news)) {
       this.deps.log(
         `${recoveryLabel(news)}: only connection or tuning inputs changed; the next up sends nothing.`,
@@ -176,7 +184,9 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
       );
       return { outs: trimRecorded({ ...publicInputs(news), ...results } as DlqRecoveryOutputs, news) };
     }
-    return { outs: await this.drain(id, news, sameSpec ? olds : undefined) };
+    // A new drain of a `dlqIds` list skips the IDs this resource already resumed.
+    const skip = !sameSpec && news.dlqIds !== undefined ? resumedBefore(olds) : [];
+    return { outs: await this.drain(id, news, sameSpec ? olds : undefined, skip) };
   }
 
   async read(id: string, props: DlqRecoveryOutputs): Promise<pulumi.dynamic.ReadResult<DlqRecoveryOutputs>> {
@@ -205,15 +215,37 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
     id: string,
     inputs: DlqRecoveryInputs,
     previous: DlqRecoveryOutputs | undefined,
+    skipDlqIds: string[] = [],
   ): Promise<DlqRecoveryOutputs> {
     const label = recoveryLabel(inputs);
     const s = this.settings.require(RESUME_SETTINGS, inputs, label);
     const limits = await this.accountLimits(inputs, label);
-    const job: DrainJob = { id, inputs, previous, baseUrl: s.baseUrl.value, token: s.token, limits };
+    const job: DrainJob = {
+      id,
+      inputs,
+      previous,
+      skipDlqIds,
+      baseUrl: s.baseUrl.value,
+      token: s.token,
+      limits,
+    };
     return this.deps.drainIn === "drain thread"
       ? drainThread().run(job, this.deps)
       : runDrainJob(job, this.deps);
   }
+}
+
+/**
+ * Warnings: the engine's, in a dynamic-provider process; else (or when the engine does not take
+ * it) a line `warning: …` of the log.
+ */
+function warnVia(
+  engine: ((message: string) => Promise<boolean>) | undefined,
+  log: (line: string) => void,
+): (line: string) => void {
+  const printed = (line: string) => log(`warning: ${line}`);
+  if (engine === undefined) return printed;
+  return (line) => void engine(line).then((taken) => taken || printed(line));
 }
 
 /** The `maxRecordedRuns` of the inputs, or its default. */

@@ -81,6 +81,7 @@ export const INPUT_ROLES = {
   allowInsecureHttp: "connection",
   concurrency: "tuning",
   maxRequestsPerSecond: "tuning",
+  maxRuns: "tuning",
   maxRecordedRuns: "tuning",
   runLogFile: "tuning",
   recoveryName: "tuning",
@@ -112,6 +113,8 @@ export interface DlqRecoveryDrainState {
   remainingDlqIds?: string[];
   /** Why the last drain was cut off. */
   lastError?: string;
+  /** True when the last drain stopped at `maxRuns` (not an error); absent otherwise. */
+  stoppedAtMaxRuns?: boolean;
   /** Hash of the inputs in {@link SPEC_FIELDS}, to tell a continuation from a new drain. */
   specHash: string;
 }
@@ -122,6 +125,7 @@ const DRAIN_STATE_TABLE = {
   windowState: true,
   remainingDlqIds: true,
   lastError: true,
+  stoppedAtMaxRuns: true,
   specHash: true,
 } as const satisfies Record<keyof DlqRecoveryDrainState, true>;
 
@@ -145,6 +149,8 @@ export const RESULT_FIELDS: readonly (keyof DlqRecoveryResults | keyof DlqRecove
  */
 export const DEFAULT_MAX_RECORDED_RUNS = 10;
 export const MAX_RECORDED_RUNS_LIMIT = 10_000;
+/** Most IDs `notFoundDlqIds` keeps in state (`notFoundCount` counts them all). */
+export const NOT_FOUND_IDS_KEPT = 20;
 /** Upper bound of `concurrency`. */
 export const MAX_CONCURRENCY = 32;
 
@@ -247,6 +253,7 @@ export function validateInputs(news: DlqRecoveryInputs): Failures {
   checkInteger(f, "concurrency", news.concurrency, 1, MAX_CONCURRENCY);
   checkInteger(f, "maxRequestsPerSecond", news.maxRequestsPerSecond, 1);
   checkInteger(f, "maxRecordedRuns", news.maxRecordedRuns, 0, MAX_RECORDED_RUNS_LIMIT);
+  checkInteger(f, "maxRuns", news.maxRuns, 1);
   if (isSet(news.runLogFile) && !isUnknown(news.runLogFile) && typeof news.runLogFile !== "string") {
     f.add("runLogFile", `\`runLogFile\` must be a file path, or "" for none; got ${show(news.runLogFile)}.`);
   }

@@ -31,7 +31,8 @@ import {
   type DlqRecoveryInputs,
   type DlqRecoveryOutputs,
 } from "./dlqRecoveryInputs";
-import { Progress, openRunLog } from "./dlqRecoveryProgress";
+import { Progress, count, openRunLog } from "./dlqRecoveryProgress";
+import { notFoundOutputs, notFoundWarning, tooManyNotFound } from "./dlqRecoveryNotFound";
 import { fromStoredWindowState, toStoredWindowState } from "./dlqRecoveryState";
 import { EngineGoneError, partialState } from "./engineProtocol";
 
@@ -42,6 +43,8 @@ export const ENGINE_CHECK_MS = 1_000;
 export interface DrainDeps {
   now: () => number;
   log: (line: string) => void;
+  /** Prints one warning of the update (the engine's, in the provider the CLI loads). */
+  warn: (line: string) => void;
   cwd: () => string;
   /** False once the engine that started this process is gone (the CLI was killed). */
   engineAlive: () => Promise<boolean>;
@@ -59,6 +62,8 @@ export interface DrainJob {
   inputs: DlqRecoveryInputs;
   /** The outputs of the cut-off drain this one continues, if any. */
   previous: DlqRecoveryOutputs | undefined;
+  /** `dlqIds` a new drain does not send: this resource resumed them before (`resumedBefore`). */
+  skipDlqIds?: string[];
   /** The resume URL and the token, with where they came from. */
   baseUrl: string;
   token: Resolved;
@@ -72,7 +77,7 @@ export interface DrainJob {
  */
 export async function runDrainJob(job: DrainJob, deps: DrainDeps): Promise<DlqRecoveryOutputs> {
   const { inputs, baseUrl: url, token } = job;
-  const run = new DrainRun(deps, job.id, inputs, job.previous);
+  const run = new DrainRun(deps, job.id, inputs, job.previous, job.skipDlqIds);
   const client = new SvcClient({
     baseUrl: url,
     token: token.value,
@@ -115,12 +120,14 @@ export class DrainRun {
    * @param id - the resource's ID
    * @param inputs - the resource's inputs
    * @param previous - the outputs of the cut-off drain this one continues, if any
+   * @param skipDlqIds - `dlqIds` this resource resumed before, not sent again by a new drain
    */
   constructor(
     private readonly deps: DrainDeps,
     private readonly id: string,
     private readonly inputs: DlqRecoveryInputs,
     private readonly previous: DlqRecoveryOutputs | undefined,
+    private readonly skipDlqIds: string[] = [],
   ) {
     this.label = recoveryLabel(inputs);
     this.started = deps.now();
@@ -145,14 +152,26 @@ export class DrainRun {
    * @throws PartialStateError with the outputs to save when the drain was cut off
    */
   async run(c: DrainConnection): Promise<DlqRecoveryOutputs> {
+    let res: DrainProgress;
     try {
-      const res = this.inputs.dlqIds ? await this.byIds(c) : await this.inWindows(c);
-      this.progress.page({ resumed: res.resumedCount, requests: res.requestCount }, true);
-      await this.exitIfEngineGone();
-      return this.outputs(res, true);
+      res = this.inputs.dlqIds ? await this.byIds(c) : await this.inWindows(c);
     } catch (e) {
       throw this.cutOff(e, c);
     }
+    const capped = res.stoppedAtMaxRuns === true;
+    if (!capped) this.progress.page({ resumed: res.resumedCount, requests: res.requestCount }, true);
+    await this.exitIfEngineGone();
+    const outs = this.outputs(res, !capped);
+    if (capped) this.deps.log(atMaxRuns(this.inputs, outs));
+    const warning = notFoundWarning(this.inputs, outs, res);
+    if (warning !== undefined) this.deps.warn(warning);
+    return outs;
+  }
+
+  /** The cap of this continuation: `maxRuns` less the runs of the drain before it. */
+  private runsLeft(): { maxRuns?: number } {
+    const cap = this.inputs.maxRuns;
+    return cap === undefined ? {} : { maxRuns: Math.max(cap - this.base.resumed, 0) };
   }
 
   /** Records the runs of one page: state (up to `maxRecordedRuns`), run log, engine check. */
@@ -191,10 +210,27 @@ export class DrainRun {
     return b === undefined ? a : Math.min(a, b);
   }
 
+  /** The IDs this drain sends: those a cut-off drain left, or the list less those resumed before. */
+  private idsToSend(): string[] {
+    if (this.previous?.remainingDlqIds !== undefined) return this.previous.remainingDlqIds;
+    const ids = [...new Set(this.inputs.dlqIds ?? [])];
+    if (this.skipDlqIds.length === 0) return ids;
+    const skip = new Set(this.skipDlqIds);
+    const send = ids.filter((id) => !skip.has(id));
+    if (send.length < ids.length) {
+      this.deps.log(
+        `${this.label}: skipping ${count(ids.length - send.length, "ID")} of the ${ids.length} \`dlqIds\` that this ` +
+          `resource already resumed (or found missing) in its last drain; resuming the other ${send.length}.`,
+      );
+    }
+    return send;
+  }
+
   private async byIds(c: DrainConnection): Promise<DrainProgress> {
-    const ids = this.previous?.remainingDlqIds ?? this.inputs.dlqIds ?? [];
+    const ids = this.idsToSend();
     const total = Math.ceil(new Set(ids).size / MAX_RUNS_PER_REQUEST);
     const res = await c.client.resumeByIds(ids, overridesOf(this.inputs), {
+      ...this.runsLeft(),
       keepRuns: false, // recorded in onPage: a huge drain does not hold every run in memory
       concurrency: this.inputs.concurrency,
       maxRequestsPerSecond: this.inputs.maxRequestsPerSecond,
@@ -219,6 +255,7 @@ export class DrainRun {
     const inputs = this.inputs;
     return c.client.drainWindows(selectionOf(inputs), overridesOf(inputs), {
       ...continueFrom(this.previous, inputs, this.deps.log),
+      ...this.runsLeft(),
       keepRuns: false, // recorded in onPage: a huge drain does not hold every run in memory
       concurrency: inputs.concurrency,
       maxRequestsPerSecond: inputs.maxRequestsPerSecond,
@@ -255,9 +292,11 @@ export class DrainRun {
       startedAt: this.previous?.startedAt ?? new Date(this.started).toISOString(),
       finishedAt: new Date(this.deps.now()).toISOString(),
       complete,
+      ...notFoundOutputs(this.previous, p),
       specHash: specHash(inputs),
     };
     if (!complete) {
+      if (p.stoppedAtMaxRuns === true) out.stoppedAtMaxRuns = true;
       // One cursor over the whole selection is saved as such (`cursor`); split windows as `windowState`.
       if (p.cursor !== undefined) out.cursor = p.cursor;
       else if (p.windowState !== undefined) out.windowState = toStoredWindowState(p.windowState);
@@ -278,8 +317,10 @@ export class DrainRun {
     if (!(e instanceof DrainError)) return explained;
     const outs = this.outputs(e.partial, false, explained.message);
     const message =
-      `${explained.message}\n${this.label} was cut off after resuming ${outs.resumedCount} runs in ${outs.requestCount} requests; ` +
-      `they are recorded in the state. ${nextStep(e.code, e.resetAt)}`;
+      this.inputs.dlqIds !== undefined && e.code === "SVC_NOT_FOUND" && e.partial.notFoundDlqIds !== undefined
+        ? tooManyNotFound(this.inputs, outs)
+        : `${explained.message}\n${this.label} was cut off after resuming ${count(outs.resumedCount, "run")} in ${count(outs.requestCount, "request")}; ` +
+          `they are recorded in the state. ${nextStep(e.code, e.resetAt)}`;
     return partialState(message, this.id, outs, this.inputs);
   }
 }
@@ -316,4 +357,15 @@ function cursorRefused(inputs: DlqRecoveryInputs, w: DrainWindow): string {
     return `${label}: the saved cursor was refused; starting the drain over.`;
   }
   return `${label}: the saved cursor of window [${w.from ?? "…"}, ${w.to ?? "…"}] was refused; that window starts over.`;
+}
+
+/** The line of a drain that stopped at `maxRuns`: where, what is left, and how to go on. */
+function atMaxRuns(inputs: DlqRecoveryInputs, outs: DlqRecoveryOutputs): string {
+  const left =
+    outs.remainingDlqIds === undefined ? "" : ` (${count(outs.remainingDlqIds.length, "ID")} of \`dlqIds\`)`;
+  return (
+    `${recoveryLabel(inputs)}: stopped at \`maxRuns\` (${inputs.maxRuns}) after resuming ${count(outs.resumedCount, "run")} ` +
+    `in ${count(outs.requestCount, "request")}; the rest${left} stays in the DLQ and where the drain stopped is saved. ` +
+    "Raise or remove `maxRuns` and run `pulumi up` to continue it, each entry once."
+  );
 }

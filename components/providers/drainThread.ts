@@ -40,6 +40,7 @@ type ToThread =
 /** What the drain thread sends. */
 type FromThread =
   | { type: "log"; n: number; line: string }
+  | { type: "warn"; n: number; line: string }
   | { type: "alive?"; n: number }
   | { type: "orphaned"; n: number }
   | { type: "done"; n: number; outs: DlqRecoveryOutputs }
@@ -88,6 +89,7 @@ export class DrainThread {
     const r = this.running.get(m.n);
     if (!r) return;
     if (m.type === "log") r.deps.log(m.line);
+    else if (m.type === "warn") r.deps.warn(m.line);
     else if (m.type === "orphaned") r.deps.exitOrphaned();
     else if (m.type === "alive?") {
       const answer = (a: ToThread) => worker.postMessage(a);
@@ -157,6 +159,7 @@ function serveDrains(port: NonNullable<typeof parentPort>): void {
     const deps: DrainDeps = {
       now: Date.now,
       log: (line) => send({ type: "log", n: m.n, line }),
+      warn: (line) => send({ type: "warn", n: m.n, line }),
       cwd: () => m.cwd,
       engineAlive: () =>
         new Promise(

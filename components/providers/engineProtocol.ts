@@ -21,12 +21,20 @@
  *    into the properties of a rejection: a partial state without it could never be updated or
  *    deleted. {@link partialState} carries it from the inputs.
  *
+ * 4. **Warnings.** The engine's address serves the engine's `Engine` service to its plugins; its
+ *    `Log` with severity `WARNING` and no URN is shown as a warning of the update
+ *    ({@link engineWarning}), where a line on stdout is only an info diagnostic. The messages are
+ *    `@pulumi/pulumi`'s own (`proto/engine_pb`, `proto/engine_grpc_pb`).
+ *
  * A drain that runs in the drain thread (`drainThread.ts`) rejects there; its error crosses to the
  * provider's thread as data ({@link crossingError}) and is rebuilt with its class and these fields
  * ({@link rebuiltError}) before the server sees it.
  */
 import "../../client/requireNode"; // first: one clear error on a Node.js older than 22.19
 import * as net from "node:net";
+import * as grpc from "@grpc/grpc-js";
+import { EngineClient } from "@pulumi/pulumi/proto/engine_grpc_pb";
+import { LogRequest, LogSeverity } from "@pulumi/pulumi/proto/engine_pb";
 import { ServiceError } from "../../core/messages";
 
 /** The `@pulumi/pulumi` version whose dynamic-provider server this module was checked against. */
@@ -64,6 +72,29 @@ export function isListening(address: string, timeoutMs = 1_000): Promise<boolean
 export function engineLivenessProbe(argv: readonly string[] = process.argv): () => Promise<boolean> {
   const address = engineAddress(argv);
   return address ? () => isListening(address) : async () => true;
+}
+
+/**
+ * Sends a warning to the engine (`Log`, severity `WARNING`, no URN: a warning of the update),
+ * when this process is a dynamic provider; undefined otherwise (tests, a program's own process).
+ * The function resolves false when the engine did not take it (the caller then prints it).
+ */
+export function engineWarning(
+  argv: readonly string[] = process.argv,
+): ((message: string) => Promise<boolean>) | undefined {
+  const address = engineAddress(argv);
+  if (!address) return undefined;
+  return (message) =>
+    new Promise((resolve) => {
+      const client = new EngineClient(address, grpc.credentials.createInsecure());
+      const req = new LogRequest();
+      req.setSeverity(LogSeverity.WARNING);
+      req.setMessage(message);
+      client.log(req, (err) => {
+        client.close();
+        resolve(err === null);
+      });
+    });
 }
 
 /** Thrown by a drain that stops because the engine is gone. */

@@ -158,22 +158,43 @@ describe("client/SvcClient.resumeByIds", () => {
     assert.deepEqual(starts, [0, 500, 1000]);
   });
 
-  it("counts a batch answered 404 after an ambiguous failure as resumed without IDs", async () => {
+  it("counts a batch answered 404 after an ambiguous failure, and so are both its halves, as resumed without IDs", async () => {
     h = harness();
     h.pool
       .intercept({ path: resumePath, method: "POST" })
       .replyWithError(new errors.SocketError("other side closed"));
     h.pool
       .intercept({ path: resumePath, method: "POST" })
-      .reply(404, { error: "Some DLQ messages were not found" });
+      .reply(404, { error: "Some DLQ messages were not found" })
+      .times(3);
     const result = await h.client.resumeByIds(ids(3), undefined, { concurrency: 1 });
     assert.deepEqual(result, {
       runs: [],
-      requestCount: 1,
+      requestCount: 3,
       resumedCount: 0,
       ambiguousRequests: 1,
       unconfirmedDlqIds: ids(3),
     });
+  });
+
+  it("a batch answered 404 after an ambiguous failure whose half is resumed held an unknown ID: narrowed, nothing unconfirmed", async () => {
+    h = harness();
+    h.pool
+      .intercept({ path: resumePath, method: "POST" })
+      .replyWithError(new errors.SocketError("other side closed"));
+    const known = new Set(ids(3));
+    const sent = dlqService(known);
+    const result = await h.client.resumeByIds([...ids(3), "dlq_typo"], undefined, { concurrency: 1 });
+    assert.deepEqual(
+      sent.map((b) => b.length),
+      [4, 2, 2, 1, 1],
+      "the retry, both halves, then the half answered 404 narrowed",
+    );
+    assert.equal(result.resumedCount, 3);
+    assert.deepEqual(result.notFoundDlqIds, ["dlq_typo"]);
+    assert.equal(result.unconfirmedDlqIds, undefined);
+    assert.equal(result.ambiguousRequests, 1);
+    assert.equal(result.requestCount, 5);
   });
 
   it("carries partial progress and the remaining IDs when a batch fails", async () => {
@@ -196,7 +217,8 @@ describe("client/SvcClient.resumeByIds", () => {
     assert.equal(e.partial.requestCount, 2);
     assert.equal(e.partial.runs.length, 100);
     assert.deepEqual(e.partial.remainingDlqIds, ids(300).slice(100));
-    assert.match(e.message, /resumeByIds stopped after 2 request\(s\) and 100 resumed run\(s\)/);
+    assert.match(e.message, /the resume of the DLQ IDs stopped after 2 requests that resumed 100 runs/);
+    assert.doesNotMatch(e.message, /resumeByIds|`partial`/, "the message names no internal");
   });
 
   it("lets batches in flight finish before reporting a failure", async () => {
@@ -218,6 +240,108 @@ describe("client/SvcClient.resumeByIds", () => {
     assert.equal(e.code, "SVC_BAD_REQUEST");
     assert.equal(e.partial.runs.length, 100, "batches 1 and 2 were in flight and completed");
     assert.deepEqual(e.partial.remainingDlqIds, [...ids(50), ...ids(500).slice(150)]);
+  });
+
+  /**
+   * A service that knows `known`: a batch with an unknown ID is answered 404 (`mixed: "404"`) or
+   * 200 with the known IDs' runs (`mixed: "200"`); every batch sent is recorded.
+   */
+  function dlqService(known: Set<string>, mixed: "404" | "200" = "404") {
+    const sent: string[][] = [];
+    h.pool
+      .intercept({ path: resumePath, method: "POST" })
+      .reply((o) => {
+        const batch = seen(o).query.getAll("dlqIds");
+        sent.push(batch);
+        const found = batch.filter((id) => known.has(id));
+        if (found.length === 0 || (mixed === "404" && found.length < batch.length)) {
+          return json(404, { error: "Some DLQ messages were not found" });
+        }
+        for (const id of found) known.delete(id);
+        return json(200, {
+          cursor: "",
+          workflowRuns: found.map((id) => ({ workflowRunId: `r-${id}`, workflowCreatedAt: 1 })),
+        });
+      })
+      .persist();
+    return sent;
+  }
+
+  it("narrows a batch answered 404 down to the unknown IDs and resumes every other ID once", async () => {
+    h = harness();
+    const all = ids(120);
+    const typos = ["dlq_7x", "dlq_99x"];
+    const list = [...all.slice(0, 60), typos[0], ...all.slice(60), typos[1]];
+    const sent = dlqService(new Set(all));
+    const result = await h.client.resumeByIds(list, undefined, { concurrency: 2 });
+    assert.equal(result.resumedCount, 120);
+    assert.deepEqual(result.runs.map((r) => r.workflowRunId).sort(), all.map((id) => `r-${id}`).sort());
+    assert.deepEqual([...(result.notFoundDlqIds ?? [])].sort(), [...typos].sort());
+    assert.equal(result.shortBatches, undefined);
+    // Each unknown ID costs at most 12 requests beyond its batch's first (halving a batch of 50).
+    const batches = Math.ceil(list.length / 50);
+    assert.ok(sent.length <= batches + 12 * typos.length, `${sent.length} requests`);
+    assert.equal(result.requestCount, sent.length, "the 404 answers are counted too");
+  });
+
+  it("a batch answered 200 with fewer runs is not resent: its missing IDs are a short batch", async () => {
+    h = harness();
+    const all = ids(100);
+    const sent = dlqService(new Set(all), "200");
+    const list = [...all.slice(0, 49), "dlq_typo", ...all.slice(49)];
+    const result = await h.client.resumeByIds(list, undefined, { concurrency: 1 });
+    assert.equal(sent.length, 3, "no batch is resent");
+    assert.equal(result.resumedCount, 100);
+    assert.equal(result.notFoundDlqIds, undefined);
+    assert.deepEqual(result.shortBatches, [{ dlqIds: list.slice(0, 50), runs: 49 }]);
+  });
+
+  it("past maxNotFound, batches still answered 404 are not narrowed: SVC_NOT_FOUND with their IDs remaining", async () => {
+    h = harness();
+    const all = ids(200);
+    // Batch 1 holds two unknown IDs, batches 2 and 3 one each, batch 4 none.
+    const list = [...all.slice(0, 48), "u1", "u2", ...all.slice(48, 97), "u3", ...all.slice(97, 146), "u4"];
+    list.push(...all.slice(146));
+    const sent = dlqService(new Set(all));
+    const e = await rejection(h.client.resumeByIds(list, undefined, { concurrency: 1, maxNotFound: 2 }));
+    assert.ok(e instanceof DrainError);
+    assert.equal(e.code, "SVC_NOT_FOUND");
+    assert.deepEqual(e.partial.notFoundDlqIds, ["u1", "u2"]);
+    const batch2 = list.slice(50, 100);
+    const batch3 = list.slice(100, 150);
+    assert.deepEqual(e.partial.remainingDlqIds, [...batch2, ...batch3], "the unresolved batches, whole");
+    assert.equal(e.partial.resumedCount, 48 + (list.length - 150), "batches 1 and 4 resumed");
+    assert.match(e.message, /100 DLQ IDs were not resumed: their batches were answered 404/);
+    assert.ok(sent.filter((b) => b[0] === batch2[0] && b.length === 50).length === 1, "batch 2 sent once");
+  });
+
+  it("does not narrow a 404 that is not the service's answer to unknown IDs (a wrong path)", async () => {
+    h = harness();
+    let n = 0;
+    h.pool
+      .intercept({ path: resumePath, method: "POST" })
+      .reply(() => {
+        n += 1;
+        return json(404, { error: "no such endpoint" });
+      })
+      .persist();
+    const e = await rejection(h.client.resumeByIds(ids(120), undefined, { concurrency: 1 }));
+    assert.ok(e instanceof DrainError);
+    assert.equal(e.code, "SVC_NOT_FOUND");
+    assert.equal(n, 1, "one request, no narrowing");
+    assert.deepEqual(e.partial.remainingDlqIds, ids(120));
+  });
+
+  it("maxRuns: starts no batch past the cap and returns the IDs not sent", async () => {
+    h = harness();
+    const batches = echoRuns(h);
+    const result = await h.client.resumeByIds(ids(300), undefined, { concurrency: 4, maxRuns: 120 });
+    assert.equal(batches.length, 3, "120 runs: three batches of 50 (whole requests)");
+    assert.equal(result.resumedCount, 150);
+    assert.equal(result.stoppedAtMaxRuns, true);
+    assert.deepEqual(result.remainingDlqIds, ids(300).slice(150));
+    const all = await h.client.resumeByIds(ids(100), undefined, { maxRuns: 100 });
+    assert.equal(all.stoppedAtMaxRuns, undefined, "a cap that the list does not reach stops nothing");
   });
 
   it("refuses invalid options and IDs before sending", async () => {

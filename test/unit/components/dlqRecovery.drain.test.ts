@@ -319,22 +319,23 @@ describe("components/providers/dlqRecovery: dlqIds", () => {
     assert.ok(requests(emu()).every((r) => r.path === RESUME_PATH));
   });
 
-  it("unknown DLQ IDs: rejects with the service's message and the partial state", async () => {
+  it("an unknown DLQ ID alone: nothing resumed, the up succeeds naming it in one warning and the outputs", async () => {
     emu().seed(5);
-    const { provider } = dlqProvider();
-    const e = await partialRejection(
-      provider.create({ dlqIds: ["dlq_missing"], baseUrl: emu().url, token: TOKEN, recoveryName: "ids" }),
-    );
-    assert.match(e.message, /Some DLQ messages were not found/);
-    // Running it again as it is cannot help: the message says what to fix.
-    assert.match(
-      e.message,
-      /Check the URL and the selection named above; running `pulumi up` again before that fails/,
-    );
-    assert.doesNotMatch(e.message, /Run `pulumi up` again/);
-    assert.equal(e.properties.complete, false);
-    assert.equal(e.properties.resumedCount, 0);
-    assert.deepEqual(e.properties.remainingDlqIds, ["dlq_missing"]);
+    const { provider, logs } = dlqProvider();
+    const { outs } = await provider.create({
+      dlqIds: ["dlq_missing"],
+      baseUrl: emu().url,
+      token: TOKEN,
+      recoveryName: "ids",
+    });
+    assert.equal(outs.complete, true);
+    assert.equal(outs.resumedCount, 0);
+    assert.deepEqual(outs.notFoundDlqIds, ["dlq_missing"]);
+    assert.equal(outs.notFoundCount, 1);
+    assert.equal(outs.remainingDlqIds, undefined);
+    const warnings = logs.filter((l) => l.startsWith("warning:"));
+    assert.equal(warnings.length, 1, JSON.stringify(logs));
+    assert.match(warnings[0], /1 ID of the 1 `dlqIds` was not in the DLQ .*"dlq_missing"/);
     assert.equal(emu().state.ledger.totals().resumedTotal, 0);
   });
 

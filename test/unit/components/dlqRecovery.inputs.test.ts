@@ -32,7 +32,7 @@ describe("DlqRecovery inputs and outputs: one declaration (existing stacks keep 
     assert.equal(specHash({ ...inputs, baseUrl: "x" }), "1d1ea1520b96dbf1");
   });
 
-  it("the inputs compared by diff without resuming are those of 0.2.0", () => {
+  it("the inputs compared by diff without resuming are those of 0.2.0, and `maxRuns` (issue 27)", () => {
     assert.deepEqual(
       sorted(TUNING_FIELDS),
       sorted([
@@ -44,6 +44,9 @@ describe("DlqRecovery inputs and outputs: one declaration (existing stacks keep 
         "maxRecordedRuns",
         "runLogFile",
         "recoveryName",
+        // Issue 27: a changed cap sends nothing after a finished drain; a drain stopped at it
+        // continues once it is raised (the spec hash, and so every saved state, is unchanged).
+        "maxRuns",
       ]),
     );
   });
@@ -67,7 +70,7 @@ describe("DlqRecovery inputs and outputs: one declaration (existing stacks keep 
     for (const k of SELECTION_FIELDS) assert.equal(INPUT_ROLES[k], "selection", k);
   });
 
-  it("the outputs a drain computes are those of 0.2.0, the public ones first", () => {
+  it("the outputs a drain computes are those of 0.2.0 and issue 27's, the public ones first", () => {
     assert.deepEqual(RESULT_FIELDS.slice(0, DLQ_RECOVERY_RESULT_NAMES.length), DLQ_RECOVERY_RESULT_NAMES);
     assert.deepEqual(sorted(RESULT_FIELDS), [
       "ambiguousRequests",
@@ -75,6 +78,9 @@ describe("DlqRecovery inputs and outputs: one declaration (existing stacks keep 
       "cursor",
       "finishedAt",
       "lastError",
+      // Issue 27: IDs not in the DLQ, and a drain stopped at `maxRuns`.
+      "notFoundCount",
+      "notFoundDlqIds",
       "overrideHeaders",
       "remainingDlqIds",
       "requestCount",
@@ -83,6 +89,7 @@ describe("DlqRecovery inputs and outputs: one declaration (existing stacks keep 
       "resumedRunsTruncated",
       "specHash",
       "startedAt",
+      "stoppedAtMaxRuns",
       "unconfirmedDlqIds",
       "windowState",
     ]);

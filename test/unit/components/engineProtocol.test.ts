@@ -15,8 +15,13 @@ import {
   PartialStateError,
   engineAddress,
   engineLivenessProbe,
+  engineWarning,
   partialState,
 } from "../../../components/providers/engineProtocol";
+import * as grpc from "@grpc/grpc-js";
+import { EngineService } from "@pulumi/pulumi/proto/engine_grpc_pb";
+import { LogSeverity, type LogRequest } from "@pulumi/pulumi/proto/engine_pb";
+import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 
 const PULUMI_DIR = path.dirname(require.resolve("@pulumi/pulumi/package.json"));
 const SERVER = path.join(PULUMI_DIR, "cmd/dynamic-provider/index.js");
@@ -130,6 +135,41 @@ describe("components/providers/engineProtocol: what the installed @pulumi/pulumi
     assert.equal(await engineLivenessProbe(["node", "/app/index.js"])(), true);
     // Port 1 on loopback: nothing listens there.
     assert.equal(await engineLivenessProbe(["node", SERVER, "127.0.0.1:1"])(), false);
+  });
+
+  it("a warning goes to the engine's Log as WARNING without a URN; outside a provider there is no engine to send it to", async () => {
+    assert.equal(engineWarning(["node", "/app/index.js"]), undefined);
+    const received: LogRequest[] = [];
+    const server = new grpc.Server();
+    const refuse = (_: unknown, cb: grpc.sendUnaryData<never>) => cb({ code: grpc.status.UNIMPLEMENTED });
+    server.addService(EngineService, {
+      log: (call: grpc.ServerUnaryCall<LogRequest, Empty>, cb: grpc.sendUnaryData<Empty>) => {
+        received.push(call.request);
+        cb(null, new Empty());
+      },
+      getRootResource: refuse,
+      setRootResource: refuse,
+      startDebugging: refuse,
+      requirePulumiVersion: refuse,
+    });
+    const port = await new Promise<number>((resolve, reject) =>
+      server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (e, p) =>
+        e ? reject(e) : resolve(p),
+      ),
+    );
+    try {
+      const warn = engineWarning(["node", SERVER, `127.0.0.1:${port}`]);
+      assert.ok(warn);
+      assert.equal(await warn("DlqRecovery `x`: 1 ID of the 2 `dlqIds` was not in the DLQ"), true);
+      assert.equal(received.length, 1);
+      assert.equal(received[0].getSeverity(), LogSeverity.WARNING);
+      assert.equal(received[0].getMessage(), "DlqRecovery `x`: 1 ID of the 2 `dlqIds` was not in the DLQ");
+      assert.equal(received[0].getUrn(), "");
+    } finally {
+      server.forceShutdown();
+    }
+    // Nothing listening: the warning is not taken (the provider prints it instead).
+    assert.equal(await engineWarning(["node", SERVER, "127.0.0.1:1"])?.("x"), false);
   });
 
   it("pulumi-svc/providers/engine (deprecated) still exports what it exported, from engineProtocol", () => {

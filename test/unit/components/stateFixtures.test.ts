@@ -107,6 +107,43 @@ describe("state fixtures: stacks written before issue 21 keep working", function
     );
   });
 
+  it("by-ids (no not-found outputs, written before issue 27): a new list skips the 120 IDs it resumed", async () => {
+    const r = stored("by-ids");
+    const old = r.inputs.dlqIds as string[];
+    const added = liveDlqIds(emu).slice(0, 5);
+    const news = { ...r.inputs, dlqIds: [...old, ...added] } as never;
+    const { provider, logs } = dlqProvider({ config: stackConfig(emu) });
+    assert.equal((await provider.diff(r.id, r.outputs as never, news)).changes, true);
+    assert.match(
+      logs[logs.length - 1],
+      /It skips the 120 IDs of the new `dlqIds` this resource already resumed .* sends the other 5\./,
+    );
+    const outs = (await provider.update(r.id, r.outputs as never, news)).outs as unknown as Record<
+      string,
+      unknown
+    >;
+    const sent = resumeRequests(emu).flatMap((q) => q.query.dlqIds ?? []);
+    assert.deepEqual([...sent].sort(), [...added].sort(), "only the added IDs are sent");
+    assert.equal(outs.complete, true);
+    assert.equal(outs.resumedCount, 5);
+    assert.deepEqual(outs.notFoundDlqIds, []);
+    assert.equal(outs.notFoundCount, 0);
+  });
+
+  it("cut-off (written before issue 27): changed filters say the rest of the old selection stays in the DLQ", async () => {
+    const r = stored("cut-off");
+    const { provider, logs } = dlqProvider({ config: stackConfig(emu) });
+    const news = { ...r.inputs, workflowUrl: "http://127.0.0.1/another-workflow" } as never;
+    assert.equal((await provider.diff(r.id, r.outputs as never, news)).changes, true);
+    const line = logs[logs.length - 1];
+    assert.match(
+      line,
+      /was cut off after \d+ runs, and the selection, an override or `triggers` changed since/,
+    );
+    assert.match(line, /The rest of the old selection stays in the DLQ/);
+    assert.equal(resumeRequests(emu).length, 0, "diff sends nothing");
+  });
+
   it("cut-off: the drain continues from the stored windows, every remaining entry once, counts summed", async () => {
     const r = stored("cut-off");
     const saved = (r.outputs.windowState as { windows: StoredWindow[] }).windows;
