@@ -140,6 +140,8 @@ export interface PlanContext {
   ratePerSecond?: number;
   /** Round-trip time of a request (recent average, gate wait included), ms, when known. */
   roundTripMs?: number;
+  /** The account's daily limit as the last answer stated it (`RateLimit-Limit`), when it did. */
+  dailyLimit?: number;
 }
 
 /** What an answer did to its window. */
@@ -315,8 +317,14 @@ export class WindowPlan {
     const halve = this.sawEmptyWindow;
     if (w.piece && w.pages < 2 && !halve) return 0;
     if (this.open.some((o) => o !== w && !o.atomic && !o.held && o.pages > w.pages)) return 0;
-    const room = windowRoom(this, this.open.length, this.settings, true);
+    const room = windowRoom(this, this.open.length, this.budget(at), true);
     return Math.min(1 + idle, 1 + missing, 1 + room, halve ? 2 : MAX_PIECES);
+  }
+
+  /** The window budget now: the settings', with the smaller daily limit of them and `at`. */
+  private budget(at: PlanContext): WindowBudget {
+    const limits = [this.settings.dailyLimit, at.dailyLimit].filter((x): x is number => x !== undefined);
+    return limits.length === 0 ? this.settings : { ...this.settings, dailyLimit: Math.min(...limits) };
   }
 
   /**

@@ -12,7 +12,7 @@ import {
   type PlanContext,
   type PlannedWindow,
 } from "../../../client/windowPlan";
-import { DEFAULT_WINDOW_ALLOWANCE, windowRoom } from "../../../client/windows";
+import { DEFAULT_WINDOW_ALLOWANCE, requestAllowance, windowRoom } from "../../../client/windows";
 import { DAY, DISTRIBUTIONS, FakeDlq, NOW } from "./windowSim";
 
 const SETTINGS = { concurrency: 16, maxEmptyPages: 3, horizonMs: 3 * DAY };
@@ -268,7 +268,7 @@ describe("client/windowPlan (the planner, without I/O)", () => {
       const requests = drive(dlq, again, 6);
       assert.equal(dlq.duplicates, 0, name);
       assert.equal(dlq.remaining, 0, name);
-      const bound = 1.1 * Math.ceil(n / 50) + DEFAULT_WINDOW_ALLOWANCE;
+      const bound = requestAllowance(n);
       assert.ok(requests <= bound, `${name}: ${requests} requests > ${bound}`);
     }
   });
@@ -305,10 +305,9 @@ describe("client/windowPlan (the planner, without I/O)", () => {
   });
 
   describe("every distribution: each entry once, within the request bound", () => {
-    const bound = (n: number) =>
-      (n <= 2_500 ? 1 : 1.1) * Math.max(1, Math.ceil(n / 50)) + DEFAULT_WINDOW_ALLOWANCE;
+    const bound = (n: number) => requestAllowance(n);
     for (const name of Object.keys(DISTRIBUTIONS)) {
-      for (const n of [0, 1, 237, 1_200, 2_500, 20_000]) {
+      for (const n of [0, 1, 237, 500, 501, 1_200, 2_500, 20_000]) {
         it(`${name}, N = ${n}`, () => {
           const dlq = new FakeDlq(DISTRIBUTIONS[name](n));
           const plan = fresh();
