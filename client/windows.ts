@@ -127,11 +127,66 @@ export function splitWindowInto(
   const [lo, hi] = range;
   const k = Math.min(pieces, hi - lo + 1);
   const ends: number[] = [];
-  for (let i = 1; i < k; i++) ends.push(lo + Math.floor((hi - lo) * (drained + ((1 - drained) * i) / k)));
+  const near = now - hi;
+  const far = now - lo;
+  const logSpaced = LOG_SPLIT_AFTER > 0 && drained === 0 && near > 0 && far / near > LOG_SPLIT_AFTER;
+  for (let i = 1; i < k; i++) {
+    // Far wider than its distance from now: pieces even in log(now − t), narrow at the recent end.
+    if (logSpaced) ends.push(Math.floor(now - near * Math.pow(far / near, 1 - i / k)));
+    else ends.push(lo + Math.floor((hi - lo) * (drained + ((1 - drained) * i) / k)));
+  }
   const ordered = ends.every((e, i) => e < hi && (i === 0 ? e >= lo : e > ends[i - 1]));
   if (!ordered) return drained > 0 ? splitWindowInto(window, pieces, now, horizonMs) : undefined;
   const out: DrainWindow[] = [];
   let from = window.from;
+  for (const end of ends) {
+    out.push(from !== undefined ? { from, to: end } : { to: end });
+    from = end + 1;
+  }
+  out.push(window.to !== undefined ? { from: from as number, to: window.to } : { from: from as number });
+  return out;
+}
+
+/**
+ * A window whose oldest point is more than this many times as far back from now as its newest
+ * is split evenly in log(now − t) rather than in t: failures are likelier recent.
+ */
+export const LOG_SPLIT_AFTER = 3;
+/** A ladder split ({@link splitOpenBelow}) of a window that ends now: its newest piece, 15 minutes. */
+export const LADDER_FIRST_MS = 15 * 60_000;
+/** A ladder split of a window that ends now: each split point 6 times as far back as the one before. */
+export const LADDER_RATIO = 6;
+/** A ladder split of a window that ends `d` before now: split points at 3d, 9d, 27d back. */
+export const LADDER_OLDER_RATIO = 3;
+
+/**
+ * Splits a window that is open below (no `fromDate`: where failures start is not known) into
+ * at most `pieces` pieces placed geometrically back from its upper end, narrow first: failures
+ * are usually recent and clustered, and the horizon (90 days, or the retention) is far wider
+ * than their span. A window that ends now is split at `now − LADDER_FIRST_MS × LADDER_RATIO^i`;
+ * one that ends `d` before now at `now − d × LADDER_OLDER_RATIO^(i + 1)`. Points beyond the
+ * horizon are dropped; the first piece stays open below. `undefined` when no point falls inside.
+ */
+export function splitOpenBelow(
+  window: DrainWindow,
+  pieces: number,
+  now: number,
+  horizonMs: number = DEFAULT_HORIZON_MS,
+): DrainWindow[] | undefined {
+  const range = effectiveRange(window, now, horizonMs);
+  if (range === undefined || pieces < 2 || window.from !== undefined) return undefined;
+  const [lo, hi] = range;
+  const back = now - hi;
+  const ends: number[] = [];
+  let d = back > 0 ? back * LADDER_OLDER_RATIO : LADDER_FIRST_MS;
+  for (let i = 0; i < pieces - 1; i++, d *= back > 0 ? LADDER_OLDER_RATIO : LADDER_RATIO) {
+    const end = Math.floor(now - d);
+    if (end <= lo) break;
+    if (end < hi) ends.unshift(end);
+  }
+  if (ends.length === 0) return undefined;
+  const out: DrainWindow[] = [];
+  let from: number | undefined;
   for (const end of ends) {
     out.push(from !== undefined ? { from, to: end } : { to: end });
     from = end + 1;

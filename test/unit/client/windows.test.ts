@@ -4,8 +4,12 @@ import {
   DEFAULT_HORIZON_MS,
   DAILY_LIMIT_SHARE,
   DEFAULT_WINDOW_ALLOWANCE,
+  LADDER_FIRST_MS,
+  LADDER_OLDER_RATIO,
+  LADDER_RATIO,
   LARGE_DRAIN_CREDIT,
   effectiveRange,
+  splitOpenBelow,
   mayOpenWindow,
   rootWindow,
   splitWindow,
@@ -18,6 +22,7 @@ import {
   validateWindowState,
   windowSelection,
 } from "../../../client/windows";
+import type { DrainWindow } from "../../../client/types";
 import { DAY, NOW } from "./windowSim";
 
 function invalidArgument(fn: () => unknown, field: RegExp): void {
@@ -197,6 +202,38 @@ describe("client/windows (planner)", () => {
       assert.equal(windowRoom({ runs: 20_000, shortfall: 50 * 10 }, 8, { dailyLimit: 1_000 }), 2);
       assert.equal(windowRoom({ runs: 20_000, shortfall: 50 * 12 }, 8, { dailyLimit: 1_000 }), 0);
       assert.equal(windowAllowance(0, { dailyLimit: 49 }), 0, "0.98 rounds down: no window beyond the first");
+    });
+  });
+
+  describe("splitOpenBelow (the ladder: where failures start is not known)", () => {
+    const MIN = 60_000;
+    it("splits a window that ends now at 15 minutes, 90 minutes and 9 hours back, the oldest piece open below", () => {
+      const pieces = splitOpenBelow({}, 4, NOW, 90 * DAY) as DrainWindow[];
+      assert.deepEqual(pieces, [
+        { to: NOW - 540 * MIN },
+        { from: NOW - 540 * MIN + 1, to: NOW - 90 * MIN },
+        { from: NOW - 90 * MIN + 1, to: NOW - 15 * MIN },
+        { from: NOW - 15 * MIN + 1 },
+      ]);
+      assert.equal(LADDER_FIRST_MS * LADDER_RATIO, 90 * MIN);
+    });
+
+    it("splits a window that ends d before now at 3d, 9d, 27d back, within the horizon", () => {
+      const d = 9 * 3_600_000;
+      assert.deepEqual(splitOpenBelow({ to: NOW - d }, 4, NOW, 7 * DAY), [
+        { to: NOW - 3 * 3 * d },
+        { from: NOW - 3 * 3 * d + 1, to: NOW - 3 * d },
+        { from: NOW - 3 * d + 1, to: NOW - d },
+      ]);
+      assert.equal(LADDER_OLDER_RATIO, 3);
+    });
+
+    it("does not ladder a window with a lower bound, and tiles what it splits", () => {
+      assert.equal(splitOpenBelow({ from: NOW - DAY }, 4, NOW), undefined);
+      const pieces = splitOpenBelow({ to: NOW - 1_000 }, 3, NOW, DAY) as DrainWindow[];
+      assert.equal(pieces[0].from, undefined);
+      assert.equal(pieces[pieces.length - 1].to, NOW - 1_000);
+      for (let i = 1; i < pieces.length; i++) assert.equal(pieces[i].from, (pieces[i - 1].to as number) + 1);
     });
   });
 
