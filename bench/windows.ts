@@ -218,6 +218,7 @@ async function trials(emu: EmulatorProcess, native: boolean, p: Plan): Promise<s
   return rows;
 }
 
+/** Bench 9: every trial of the run on one emulator, as one table. */
 export async function run(): Promise<BenchResult> {
   const r = result("windows", "9. Windowed drain at the rate limit");
   const emu = await startEmulatorProcess(0, "free", true);

@@ -402,6 +402,8 @@ describe("client/windowDrain (scheduler)", () => {
       await refused(drainWindows({ dlqIds: ["a"] }, dlq.step, undefined), /dlqIds/);
       await refused(drainWindows({}, dlq.step, undefined, { concurrency: 0 }), /concurrency/);
       await refused(drainWindows({}, dlq.step, undefined, { windowAllowance: 0 }), /windowAllowance/);
+      await refused(drainWindows({}, dlq.step, undefined, { dailyLimit: 0 }), /dailyLimit/);
+      await refused(drainWindows({}, dlq.step, undefined, { dailyLimit: 1.5 }), /dailyLimit/);
       await refused(
         drainWindows({}, dlq.step, undefined, {
           startCursor: "c",
