@@ -4,11 +4,11 @@
  * - the sequential drain (`concurrency: 1`: one cursor over the selection) sends exactly
  *   ceil(N/50) requests;
  * - the default drain (windows, `concurrency` 16) sends at most ceil(N/50) plus the window
- *   budget (`DEFAULT_WINDOW_ALLOWANCE` + `windowCredit(N)`, the client's one declaration of it).
+ *   budget (`requestAllowance(N)`, the client's one declaration of it).
  * Counted twice: by the emulator's request log and by the provider's `requestCount` output. A
  * count, not a timing.
  */
-import { DEFAULT_WINDOW_ALLOWANCE, windowCredit } from "../client/windows";
+import { requestAllowance } from "../client/windows";
 import { DlqRecoveryProvider } from "../components/providers/dlqRecovery";
 import { CREDS, startEmulatorProcess, type EmulatorProcess } from "./lib/emulator";
 import { benchMain } from "./lib/main";
@@ -28,8 +28,8 @@ const PATHS = [
   {
     name: "default (windows, `concurrency` 16)",
     inputs: {},
-    bound: (n: number) => Math.floor(Math.ceil(n / 50) + DEFAULT_WINDOW_ALLOWANCE + windowCredit(n)),
-    target: `≤ ceil(N/50) + ${DEFAULT_WINDOW_ALLOWANCE} (N ≤ 2,500), 1.10 × ceil(N/50) + ${DEFAULT_WINDOW_ALLOWANCE} above`,
+    bound: (n: number) => requestAllowance(n),
+    target: "≤ ceil(N/50) + 4 (N ≤ 500), 1.10 × ceil(N/50) + 24 above",
     exact: false,
   },
 ] as const;

@@ -1,81 +1,51 @@
 /**
- * 9. Windowed drain at the account's rate limit (issues 14 and 19): `SvcClient.drainWindows`
- * against the emulator with 50 ms of latency and its free plan's 100 requests per second
- * enforced, for N = 20,000 and 100,000 failed runs spread evenly over three days, in three
- * 20-second bursts, all within one second (one outage), and across three workflow URLs drained
- * by three drains at once through one shared rate gate (as three DlqRecovery resources of one
- * `pulumi up`). Compared with the rate bound ceil(N/50)/100 s and with the sequential drain
- * (`concurrency: 1`) in the same run; requests against ceil(N/50); 429s; every entry resumed
- * once (the emulator's ledger). Then the requests of small drains (N = 237 and 1,200).
+ * 9. Windowed drain at the account's rate limit (issues 14, 19 and 27): `SvcClient.drainWindows`
+ * against the emulator with 50 ms of latency and 100 requests per second enforced, on what users
+ * run (`bench/windowScenarios.ts`): failures evenly over the last 3 days, all within the last
+ * hour, a 30-minute outage given by `fromDate`/`toDate`, a one-second outage 2 hours ago, three
+ * 20-second bursts over the last day, and three workflow URLs drained by three drains at once
+ * through one shared rate gate. Each with no account settings (the 90-day default horizon, the
+ * gate learning the rate from the headers) and with a payg account (7-day retention); the free
+ * plan's rows (3-day retention = the failures' span, daily limit 1,000) for the even spread,
+ * reported, not targeted. Compared with the rate bound ceil(N/50)/100 s and with the sequential
+ * cursor loop (`concurrency: 1`, one request per round trip, what the official SDK does) on the
+ * same emulator in the same run; requests against the allowance (`requestAllowance`); 429s;
+ * every entry resumed once (the emulator's ledger). Then the requests of small drains.
  *
- *   node -r ts-node/register/transpile-only bench/windows.ts [--sizes 20000,100000]
- *     [--scenarios uniform,bursts,outage,urls] [--small 237,1200] [--unknown-account]
- *     [--no-sequential] [--out file.json]
+ *   node -r ts-node/register/transpile-only bench/windows.ts [--sizes 2500,5000,20000,100000]
+ *     [--scenarios uniform,hour,window,outage,bursts,urls] [--horizons unknown,payg]
+ *     [--small 237,500,501,1200] [--no-sequential] [--out file.json]
  *
  * The per-second limit: an emulator that enforces `max_requests_per_second` itself is used as
  * it is (detected from `Burst-RateLimit-Limit` on an answer); otherwise the bench sets the
  * emulator's `rateLimit` fault to the same rule (100 per one-second window on unix seconds).
- * One trial per scenario (a 100,000-entry sequential drain alone takes about 2 minutes).
+ * One trial per row.
  */
 import { request } from "undici";
-import { DEFAULT_WINDOW_CONCURRENCY, RateGateRegistry, SvcClient, type AccountRecord } from "../client";
+import { DEFAULT_WINDOW_CONCURRENCY, RateGateRegistry, SvcClient, type DlqSelection } from "../client";
+import { requestAllowance } from "../client/windows";
 import { CREDS, startEmulatorProcess, type EmulatorProcess } from "./lib/emulator";
 import { benchMain } from "./lib/main";
 import { result, type BenchResult } from "./lib/result";
 import { fmt } from "./lib/stats";
-import { mulberry32 } from "../emulator/prng";
+import {
+  HORIZON_TITLES,
+  SCENARIOS,
+  TITLES,
+  accountOf,
+  entries,
+  selectionsOf,
+  targetOf,
+  type Horizon,
+  type Scenario,
+} from "./windowScenarios";
 
-const DAY = 86_400_000;
 const LATENCY_MS = 50;
-/** The workflow URLs of the `urls` scenario. */
-export const URLS = ["orders", "payments", "emails"].map((w) => `http://127.0.0.1/workflows/${w}`);
-
-/** The bench's failure-time distributions. */
-export type Scenario = "uniform" | "bursts" | "outage" | "urls";
-/** What each scenario is, as the tables say it. */
-export const TITLES: Record<Scenario, string> = {
-  uniform: "evenly over 3 days",
-  bursts: "three 20-second bursts",
-  outage: "all within one second (one outage)",
-  urls: "three workflow URLs, three drains at once",
-};
-/** Share of the rate bound each scenario must reach. */
-export const TARGET: Record<Scenario, number> = { uniform: 0.9, bursts: 0.85, outage: 0.85, urls: 0.9 };
-/**
- * Requests allowed for N entries: ceil(N/50) + allowance up to 2,500, 1.10 × ceil(N/50) + allowance
- * above (the issue's bound: allowance 4).
- */
-export const requestBound = (n: number, allowance = 4): number =>
-  (n <= 2_500 ? 1 : 1.1) * Math.ceil(n / 50) + allowance;
+const LIMIT = 100;
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1] : undefined;
-}
-
-/** Deterministic PRNG (the emulator's mulberry32), returning [0, 1). */
-const prng = mulberry32;
-
-/** Partial entries (failure time and workflow URL), in failure-time order. */
-export function entries(
-  scenario: Scenario,
-  n: number,
-  now: number,
-): { failedAt: number; workflowUrl: string }[] {
-  const r = prng(n + scenario.length);
-  const bursts = [now - 60 * 3_600_000, now - 37 * 3_600_000, now - 2 * 3_600_000];
-  // The outage: one second, 41 h 17 min ago (not at a power-of-two split point of the 3 days).
-  const outage = now - 41 * 3_600_000 - 17 * 60_000;
-  const out = Array.from({ length: n }, (_, i) => {
-    const failedAt =
-      scenario === "bursts"
-        ? bursts[i % 3] + Math.floor(r() * 20_000)
-        : scenario === "outage"
-          ? outage + Math.floor(r() * 1_000)
-          : now - 3 * DAY + Math.floor(r() * (3 * DAY - 1));
-    return { failedAt, workflowUrl: scenario === "urls" ? URLS[i % 3] : URLS[0] };
-  });
-  return out.sort((a, b) => a.failedAt - b.failedAt);
 }
 
 async function seed(emu: EmulatorProcess, list: { failedAt: number; workflowUrl: string }[]): Promise<void> {
@@ -96,11 +66,11 @@ async function nativeLimit(emu: EmulatorProcess): Promise<boolean> {
   return res.headers["burst-ratelimit-limit"] !== undefined;
 }
 
-async function faults(emu: EmulatorProcess, native: boolean, limit: number): Promise<void> {
+async function faults(emu: EmulatorProcess, native: boolean): Promise<void> {
   await emu.admin("PUT", "/admin/faults", {
     endpoints: ["resume"],
     latencyMs: LATENCY_MS,
-    ...(native ? {} : { rateLimit: { burst: limit, windowMs: 1_000 } }),
+    ...(native ? {} : { rateLimit: { burst: LIMIT, windowMs: 1_000 } }),
   });
 }
 
@@ -114,229 +84,174 @@ async function exactlyOnce(emu: EmulatorProcess, n: number): Promise<boolean> {
   return stats.size === 0 && ledger.distinctEntriesResumed === n && ledger.duplicates === 0;
 }
 
-interface Trial {
-  label: string;
+/** One drain (or three, for `urls`) of a scenario. */
+export interface Trial {
+  scenario: Scenario;
+  horizon: Horizon;
   n: number;
+  sequential: boolean;
   ms: number;
   requests: number;
+  /** The most requests the drains may send: the allowance of each drain's entries. */
+  allowance: number;
   limited: number;
-  splits: number;
-  maxInFlight: number;
   exact: boolean;
+}
+
+/** The drains of one trial, each through the shared gate. */
+function drains(
+  emu: EmulatorProcess,
+  selections: DlqSelection[],
+  horizon: Horizon,
+  sequential: boolean,
+  onLimited: () => void,
+) {
+  const account = accountOf(horizon);
+  const gate = new RateGateRegistry().forAccount(emu.url, CREDS.token, account.rateKnown ? LIMIT : undefined);
+  return selections.map((selection) => {
+    const client = new SvcClient({
+      baseUrl: emu.url,
+      token: CREDS.token,
+      onRetry: (e) => void (e.status === 429 && onLimited()),
+    });
+    const run = client.drainWindows(selection, undefined, {
+      keepRuns: false,
+      gate,
+      concurrency: sequential ? 1 : DEFAULT_WINDOW_CONCURRENCY,
+      ...(account.horizonMs !== undefined ? { horizonMs: account.horizonMs } : {}),
+      ...(account.dailyLimit !== undefined ? { dailyLimit: account.dailyLimit } : {}),
+    });
+    return run.finally(() => client.close());
+  });
 }
 
 async function trial(
   emu: EmulatorProcess,
+  native: boolean,
   scenario: Scenario,
   n: number,
-  mode: "windows" | "sequential",
-  account: AccountRecord | undefined,
-  native: boolean,
-  limit: number,
+  horizon: Horizon,
+  sequential = false,
 ): Promise<Trial> {
-  await seed(emu, entries(scenario, n, Date.now()));
-  await faults(emu, native, limit);
+  const now = Date.now();
+  const list = entries(scenario, n, now);
+  await seed(emu, list);
+  await faults(emu, native);
+  const selections = selectionsOf(scenario, now);
   let limited = 0;
-  const clients = (scenario === "urls" ? URLS : [undefined]).map(
-    () =>
-      new SvcClient({
-        baseUrl: emu.url,
-        token: CREDS.token,
-        onRetry: (e) => void (e.status === 429 && (limited += 1)),
-      }),
-  );
-  const gate = new RateGateRegistry().forAccount(emu.url, CREDS.token, account?.max_requests_per_second);
   const started = performance.now();
-  const results = await Promise.all(
-    clients.map((c, i) => {
-      const selection = scenario === "urls" ? { workflowUrl: URLS[i] } : {};
-      return c.drainWindows(selection, undefined, {
-        keepRuns: false,
-        gate,
-        concurrency: mode === "sequential" ? 1 : DEFAULT_WINDOW_CONCURRENCY,
-        ...(account ? { horizonMs: account.max_dlq_retention_time_milis } : {}),
-      });
-    }),
-  );
+  const results = await Promise.all(drains(emu, selections, horizon, sequential, () => (limited += 1)));
   const ms = performance.now() - started;
-  await Promise.all(clients.map((c) => c.close()));
+  const budget = accountOf(horizon).dailyLimit !== undefined ? { dailyLimit: 1_000 } : {};
+  const sizes = selections.map(
+    (s) => list.filter((e) => !s.workflowUrl || e.workflowUrl === s.workflowUrl).length,
+  );
   const resumed = results.reduce((s, r) => s + r.resumedCount, 0);
   return {
-    label: mode,
+    scenario,
+    horizon,
     n,
+    sequential,
     ms,
     requests: results.reduce((s, r) => s + r.requestCount, 0),
+    allowance: sizes.reduce((s, k) => s + requestAllowance(k, budget), 0),
     limited,
-    splits: results.reduce((s, r) => s + r.splits, 0),
-    maxInFlight: results.reduce((s, r) => s + r.maxInFlight, 0),
     exact: resumed === n && (await exactlyOnce(emu, n)),
   };
 }
 
-/** The account and rate limit of a run, and how the per-second limit is enforced. */
-interface Setting {
-  emu: EmulatorProcess;
-  account: AccountRecord | undefined;
-  native: boolean;
-  limit: number;
+/** The table row of a trial: time, share of the bound, target, against the sequential loop, requests. */
+function row(t: Trial, seq: Trial | undefined): string[] {
+  const ideal = Math.ceil(t.n / 50);
+  const boundMs = (ideal / LIMIT) * 1000;
+  const share = boundMs / t.ms;
+  const target = t.sequential ? 0 : targetOf(t.scenario, t.n, t.horizon);
+  return [
+    t.sequential ? "sequential cursor loop, `concurrency: 1`" : TITLES[t.scenario],
+    t.sequential ? "any" : HORIZON_TITLES[t.horizon].replace(/ \(.*/, ""),
+    t.n.toLocaleString("en-US"),
+    fmt(t.ms / 1000),
+    share.toFixed(3),
+    target > 0 ? `≥ ${target.toFixed(2)}${share >= target ? "" : " **no**"}` : "",
+    seq ? `${(seq.ms / t.ms).toFixed(1)}×` : "",
+    `${t.requests} (≤ ${t.allowance})${t.requests <= t.allowance ? "" : " **exceeded**"}`,
+    String(ideal),
+    String(t.limited),
+    t.exact ? "yes" : "**no**",
+  ];
 }
 
-/** The rows of one windowed trial: share of the bound, speed-up, requests and 429s. */
-function trialRows(
-  r: BenchResult,
-  scenario: Scenario,
-  t: Trial,
-  seq: Trial | undefined,
-  limit: number,
-): void {
-  const n = t.n;
-  const ideal = Math.ceil(n / 50);
-  const boundMs = (ideal / limit) * 1000;
-  const ratio = boundMs / t.ms;
-  const at = `N = ${n.toLocaleString("en-US")}, ${TITLES[scenario]}`;
-  r.rows.push({
-    measurement: `${at}: drain time against the rate bound ceil(N/50)/${limit} s`,
-    subjectLabel: "windowed drain",
-    subject: `${fmt(t.ms / 1000)} s, ${t.requests} requests, ${t.limited} × 429`,
-    baselineLabel: "bound",
-    baseline: `${fmt(boundMs / 1000)} s`,
-    ratio,
-    target: `≥ ${TARGET[scenario].toFixed(2)}`,
-    ok: ratio >= TARGET[scenario] && t.exact,
-  });
-  if (seq) {
-    r.rows.push({
-      measurement: `${at}: against the sequential drain (concurrency 1)`,
-      subjectLabel: "windowed drain",
-      subject: `${fmt(t.ms / 1000)} s`,
-      baselineLabel: "sequential",
-      baseline: `${fmt(seq.ms / 1000)} s`,
-      ratio: seq.ms / t.ms,
-      target: "report",
-    });
+/** What a run covers. */
+interface Plan {
+  sizes: number[];
+  scenarios: Scenario[];
+  horizons: Horizon[];
+  small: number[];
+}
+
+function planOf(): Plan {
+  const list = (name: string, fallback: string) => (arg(name) ?? fallback).split(",").filter(Boolean);
+  return {
+    sizes: list("sizes", "2500,5000,20000,100000").map(Number),
+    scenarios: list("scenarios", SCENARIOS.join(",")) as Scenario[],
+    horizons: list("horizons", "unknown,payg") as Horizon[],
+    small: list("small", "237,500,501,1200").map(Number),
+  };
+}
+
+/** Every trial of the run, in order: per size the sequential loop, each scenario, the free plan's row. */
+async function trials(emu: EmulatorProcess, native: boolean, p: Plan): Promise<string[][]> {
+  const rows: string[][] = [];
+  for (const n of p.sizes) {
+    const seq = process.argv.includes("--no-sequential")
+      ? undefined
+      : await trial(emu, native, "uniform", n, "payg", true);
+    if (seq) rows.push(row(seq, undefined));
+    for (const s of p.scenarios) {
+      for (const h of p.horizons) rows.push(row(await trial(emu, native, s, n, h), seq));
+    }
+    rows.push(row(await trial(emu, native, "uniform", n, "free"), seq));
   }
-  const share429 = t.limited / (t.requests + t.limited);
-  r.rows.push({
-    measurement: `${at}: requests answered, and 429s`,
-    subjectLabel: "requests",
-    subject: `${t.requests} (${fmt((t.requests / ideal - 1) * 100)} % over ceil(N/50)); ${t.limited} × 429 (${fmt(share429 * 100)} %)`,
-    baselineLabel: "ceil(N/50)",
-    baseline: String(ideal),
-    ratio: t.requests / ideal,
-    target: "≤ 1.10 × ceil(N/50) + 4; 429s ≤ 1 %",
-    ok: t.requests <= requestBound(n) && share429 <= 0.01 && t.exact,
-  });
-}
-
-/** Every scenario at N entries, after the sequential drain of N (unless `--no-sequential`). */
-async function size(
-  r: BenchResult,
-  rows: string[][],
-  set: Setting,
-  n: number,
-  scenarios: Scenario[],
-): Promise<void> {
-  const { emu, account, native, limit } = set;
-  const ideal = Math.ceil(n / 50);
-  const boundMs = (ideal / limit) * 1000;
-  const seq = process.argv.includes("--no-sequential")
-    ? undefined
-    : await trial(emu, "uniform", n, "sequential", undefined, native, limit);
-  if (seq)
-    rows.push(row("sequential drain, `concurrency: 1` (any distribution)", seq, ideal, boundMs, undefined));
-  for (const scenario of scenarios) {
-    const t = await trial(emu, scenario, n, "windows", account, native, limit);
-    rows.push(row(`windowed, ${TITLES[scenario]}`, t, ideal, boundMs, seq));
-    trialRows(r, scenario, t, seq, limit);
+  for (const n of p.small) {
+    for (const h of p.horizons) rows.push(row(await trial(emu, native, "uniform", n, h), undefined));
   }
+  return rows;
 }
 
-/** Requests of small drains (evenly over 3 days). */
-async function smallDrains(r: BenchResult, set: Setting, sizes: number[]): Promise<void> {
-  for (const n of sizes) {
-    const t = await trial(set.emu, "uniform", n, "windows", set.account, set.native, set.limit);
-    const ideal = Math.ceil(n / 50);
-    r.rows.push({
-      measurement: `Small drain, N = ${n.toLocaleString("en-US")} evenly over 3 days: requests`,
-      subjectLabel: "requests",
-      subject: `${t.requests} (${t.splits} windows split, ${t.limited} × 429)`,
-      baselineLabel: "ceil(N/50)",
-      baseline: String(ideal),
-      ratio: t.requests / ideal,
-      target: "≤ ceil(N/50) + 4",
-      ok: t.requests <= ideal + 4 && t.exact,
-    });
-  }
-}
-
-async function setting(emu: EmulatorProcess, unknown: boolean): Promise<Setting> {
-  const native = await nativeLimit(emu);
-  const probe = new SvcClient({ accountApiUrl: emu.url, username: CREDS.username, password: CREDS.password });
-  const account = await probe.getAccount();
-  await probe.close();
-  return { emu, account: unknown ? undefined : account, native, limit: account.max_requests_per_second };
-}
-
+/** Bench 9: every trial of the run on one emulator, as one table. */
 export async function run(): Promise<BenchResult> {
   const r = result("windows", "9. Windowed drain at the rate limit");
-  const sizes = (arg("sizes") ?? "20000,100000").split(",").map(Number);
-  const scenarios = (arg("scenarios") ?? "uniform,bursts,outage,urls").split(",") as Scenario[];
-  const small = (arg("small") ?? "237,1200").split(",").filter(Boolean).map(Number);
-  const unknown = process.argv.includes("--unknown-account");
   const emu = await startEmulatorProcess(0, "free", true);
-  const rows: string[][] = [];
+  let rows: string[][];
   try {
-    const set = await setting(emu, unknown);
+    const native = await nativeLimit(emu);
     r.notes.push(
-      `Emulator: free plan, max_requests_per_second ${set.limit}, DLQ retention 3 days, ${LATENCY_MS} ms latency per request; ` +
-        `per-second limit ${set.native ? "enforced by the emulator itself" : "enforced by the emulator's rateLimit fault (100 per one-second window on unix seconds)"}.`,
-      `Windowed drains: concurrency ${DEFAULT_WINDOW_CONCURRENCY}, one rate gate shared by the drains of the run; ` +
-        (unknown
-          ? "account not read (limit learnt from Burst-RateLimit-* headers, 90-day default horizon)."
-          : "the account's max_requests_per_second as the gate's limit and its DLQ retention as the horizon (as the provider passes them when account settings are configured)."),
-      "One trial per row. Drain time is wall time from the first request to the last answer.",
+      `Emulator: ${LATENCY_MS} ms latency per request; per-second limit ${LIMIT} ${native ? "enforced by the emulator itself" : "enforced by the emulator's rateLimit fault (one-second windows on unix seconds)"}.`,
+      `Windowed drains: concurrency ${DEFAULT_WINDOW_CONCURRENCY}, one rate gate per trial shared by its drains. No account settings: the gate learns the rate from Burst-RateLimit-* (10 a second until the first answer), 90-day horizon. payg: the gate's limit 100, horizon 7 days. free: limit 100, horizon 3 days, daily limit 1,000 (so at most 20 requests beyond ceil(N/50)).`,
+      "One trial per row. Drain time is wall time from the first request to the last answer. The sequential loop drains the same emulator (evenly over 3 days; its time does not depend on the distribution).",
     );
-    for (const n of sizes) await size(r, rows, set, n, scenarios);
-    await smallDrains(r, set, small);
+    rows = await trials(emu, native, planOf());
   } finally {
     await emu.close();
   }
   r.tables.push({
-    title: `Drains of N failed runs, emulator latency ${LATENCY_MS} ms, 100 requests/s enforced:`,
+    title: `Drains of N failed runs, emulator latency ${LATENCY_MS} ms, ${LIMIT} requests/s enforced (share = ceil(N/50)/${LIMIT} s ÷ time):`,
     header: [
       "drain",
+      "account",
       "N",
       "time s",
-      "bound s",
-      "bound / time",
+      "share of the bound",
+      "target",
       "vs sequential",
-      "requests",
+      "requests (allowance)",
       "ceil(N/50)",
       "429s",
-      "windows split",
-      "most in flight",
       "every entry once",
     ],
     rows,
   });
   return r;
-}
-
-function row(label: string, t: Trial, ideal: number, boundMs: number, seq: Trial | undefined): string[] {
-  return [
-    label,
-    t.n.toLocaleString("en-US"),
-    fmt(t.ms / 1000),
-    fmt(boundMs / 1000),
-    (boundMs / t.ms).toFixed(2),
-    seq ? `${(seq.ms / t.ms).toFixed(1)}× faster` : "",
-    String(t.requests),
-    String(ideal),
-    String(t.limited),
-    String(t.splits),
-    String(t.maxInFlight),
-    t.exact ? "yes" : "**no**",
-  ];
 }
 
 benchMain(module, run);

@@ -3,36 +3,45 @@
  * `drainWindows` runner and planner and the real {@link RateGate}, against the tests' in-memory
  * DLQ (`FakeDlq`) with 50 ms of latency per request and 100 requests per one-second window
  * (unix seconds) enforced as the emulator enforces it (counted when a request arrives, with
- * `Burst-RateLimit-*` on every answer and 429 past the limit). The same four scenarios
- * (`entries()` of bench 9) at N = 20,000 and 100,000. Nothing sleeps on real time: a run takes
- * seconds, so a planner change can be measured before the real bench is run.
+ * `Burst-RateLimit-*` on every answer and 429 past the limit). The scenarios of issue 27
+ * (`bench/windowScenarios.ts`) with each account setting: no account settings (90-day horizon,
+ * the gate learns the rate from the headers), payg (7-day retention) and free (3-day retention,
+ * daily limit 1,000). Nothing sleeps on real time: a run takes seconds, so a planner change can
+ * be measured before the real bench is run.
  *
- *   node -r ts-node/register/transpile-only bench/windowsSim.ts [--sizes 20000,100000]
- *     [--scenarios uniform,bursts,outage,urls] [--small 237,1200] [--trials 5] [--jitter ms] [--trace]
- *     [--allowance n]
+ *   node -r ts-node/register/transpile-only bench/windowsSim.ts [--sizes 2500,5000,20000,100000]
+ *     [--scenarios uniform,hour,window,outage,bursts,urls] [--horizons unknown,payg,free]
+ *     [--small 237,500,501,1200] [--trials 5] [--jitter ms] [--trace] [--allowance n]
  *
- * `--allowance n` drains with `windowAllowance: n` instead of the default 4 (and holds the
- * requests to `ceil(N/50) + n`, `1.10 × ceil(N/50) + n` above 2,500): what a larger budget
- * would buy.
+ * `--allowance n` drains with `windowAllowance: n` instead of the default 4.
  *
  * It is optimistic against the real bench: no HTTP, no event-loop load, and no jitter in latency
  * unless `--jitter ms` adds 0 to ms − 1 ms (seeded) to every request.
  */
 import { RateGate } from "../client/rateGate";
 import type { CallState } from "../client/request";
-import type { DlqSelection, ResumePage } from "../client";
+import type { ResumePage } from "../client";
 import type { DrainWindow } from "../client/types";
 import { DEFAULT_WINDOW_CONCURRENCY, drainWindows } from "../client/windowDrain";
-import { DEFAULT_WINDOW_ALLOWANCE } from "../client/windows";
+import { DEFAULT_WINDOW_ALLOWANCE, requestAllowance } from "../client/windows";
 import { FakeDlq, VirtualClock } from "../test/unit/client/windowSim";
 import { benchMain } from "./lib/main";
 import { mulberry32 } from "../emulator/prng";
 import { result, type BenchResult } from "./lib/result";
-import { TARGET, TITLES, URLS, entries, requestBound, type Scenario } from "./windows";
+import {
+  HORIZON_TITLES,
+  SCENARIOS,
+  TITLES,
+  accountOf,
+  entries,
+  selectionsOf,
+  targetOf,
+  type Horizon,
+  type Scenario,
+} from "./windowScenarios";
 
 const LATENCY_MS = 50;
 const LIMIT = 100;
-const DAY = 86_400_000;
 /** `--allowance`: the windows a drain may open before it has resumed anything. */
 const ALLOWANCE = Number(arg("allowance") ?? DEFAULT_WINDOW_ALLOWANCE);
 
@@ -108,6 +117,8 @@ function stepOf(dlq: FakeDlq, a: Account) {
 export interface SimTrial {
   /** The distribution of failure times. */
   scenario: Scenario;
+  /** The account settings. */
+  horizon: Horizon;
   /** Entries drained. */
   n: number;
   /** Virtual time from the first request to the last answer. */
@@ -126,40 +137,53 @@ export interface SimTrial {
   partial: number;
 }
 
+/** The in-memory DLQs of a scenario, one per selection, each answering after the latency. */
+function dlqsOf(scenario: Scenario, n: number, now: number, clock: VirtualClock): FakeDlq[] {
+  const list = entries(scenario, n, now);
+  const r = mulberry32(7);
+  const jitter = Number(arg("jitter") ?? 0);
+  return selectionsOf(scenario, now).map((sel) => {
+    const times = list.filter((e) => sel.workflowUrl === undefined || e.workflowUrl === sel.workflowUrl);
+    const dlq = new FakeDlq(times.map((e) => e.failedAt));
+    dlq.delay = () => clock.sleep(LATENCY_MS + Math.floor(r() * jitter));
+    return dlq;
+  });
+}
+
 /**
- * Runs one scenario of `n` entries on a virtual clock, the entries seeded `seededBeforeMs`
- * before the drain starts.
+ * Runs one scenario of `n` entries with an account setting on a virtual clock, the entries
+ * seeded `seededBeforeMs` before the drain starts.
  */
 export async function simulate(
   scenario: Scenario,
   n: number,
+  horizon: Horizon,
   seededBeforeMs = 0,
   concurrency = DEFAULT_WINDOW_CONCURRENCY,
 ): Promise<SimTrial> {
   const clock = new VirtualClock();
+  const account = accountOf(horizon);
   const a: Account = {
     clock,
-    gate: new RateGate({ limit: LIMIT, now: () => clock.now, sleep: clock.sleep }),
+    gate: new RateGate({
+      ...(account.rateKnown ? { limit: LIMIT } : {}),
+      now: () => clock.now,
+      sleep: clock.sleep,
+    }),
     limit: new SecondLimit(),
   };
-  const list = entries(scenario, n, clock.now - seededBeforeMs);
-  const urls = scenario === "urls" ? URLS : [URLS[0]];
-  const dlqs = urls.map((u) => {
-    const dlq = new FakeDlq(list.filter((e) => e.workflowUrl === u).map((e) => e.failedAt));
-    const r = mulberry32(7);
-    const jitter = Number(arg("jitter") ?? 0);
-    dlq.delay = () => clock.sleep(LATENCY_MS + Math.floor(r() * jitter));
-    return dlq;
-  });
+  const seededAt = clock.now - seededBeforeMs;
+  const dlqs = dlqsOf(scenario, n, seededAt, clock);
+  const selections = selectionsOf(scenario, seededAt);
   const started = clock.now;
-  const selection: DlqSelection = {};
   const results = await clock.run(
     Promise.all(
-      dlqs.map((dlq) =>
-        drainWindows(selection, stepOf(dlq, a), a.gate, {
+      dlqs.map((dlq, i) =>
+        drainWindows(selections[i], stepOf(dlq, a), a.gate, {
           concurrency,
           keepRuns: false,
-          horizonMs: 3 * DAY,
+          ...(account.horizonMs !== undefined ? { horizonMs: account.horizonMs } : {}),
+          ...(account.dailyLimit !== undefined ? { dailyLimit: account.dailyLimit } : {}),
           windowAllowance: ALLOWANCE,
           now: () => clock.now,
         }),
@@ -169,6 +193,7 @@ export async function simulate(
   const all = dlqs.flatMap((d) => d.requests);
   return {
     scenario,
+    horizon,
     n,
     ms: clock.now - started,
     requests: results.reduce((s, r) => s + r.requestCount, 0),
@@ -185,69 +210,107 @@ function median(xs: number[]): number {
   return s[Math.floor((s.length - 1) / 2)];
 }
 
+/** The most requests the drains of a trial may send: the allowance of each drain's entries. */
+function allowanceOf(t: SimTrial): number {
+  const account = accountOf(t.horizon);
+  const budget = {
+    allowance: ALLOWANCE,
+    ...(account.dailyLimit !== undefined ? { dailyLimit: account.dailyLimit } : {}),
+  };
+  const parts = t.scenario === "urls" ? [0, 1, 2].map((i) => Math.floor((t.n + 2 - i) / 3)) : [t.n];
+  return parts.reduce((s, n) => s + requestAllowance(n, budget), 0);
+}
+
 /** One row over the trials of a scenario: median (min–max) share of the bound, worst requests. */
 function rowOf(ts: SimTrial[]): string[] {
-  const { n, scenario } = ts[0];
+  const { n, scenario, horizon } = ts[0];
   const ideal = Math.ceil(n / 50);
   const boundMs = (ideal / LIMIT) * 1000;
   const shares = ts.map((t) => boundMs / t.ms);
   const share = median(shares);
-  // Small drains are held to their requests only (latency, not the rate, bounds them).
-  const target = n > 2_500 ? TARGET[scenario] : 0;
+  const target = targetOf(scenario, n, horizon);
   const requests = Math.max(...ts.map((t) => t.requests));
+  const most = allowanceOf(ts[0]);
   return [
     TITLES[scenario],
+    HORIZON_TITLES[horizon].replace(/ \(.*/, ""),
     n.toLocaleString("en-US"),
     (median(ts.map((t) => t.ms)) / 1000).toFixed(2),
-    (boundMs / 1000).toFixed(2),
     `${share.toFixed(3)} (${Math.min(...shares).toFixed(2)}–${Math.max(...shares).toFixed(2)})${share >= target ? "" : " below"}`,
     target > 0 ? target.toFixed(2) : "",
     `${median(ts.map((t) => t.requests))} (≤ ${requests})`,
     String(ideal),
-    `${Math.floor(requestBound(n, ALLOWANCE))}${requests <= requestBound(n, ALLOWANCE) ? "" : " **exceeded**"}`,
+    `${most}${requests <= most ? "" : " **exceeded**"}`,
     `${median(ts.map((t) => t.empty))} / ${median(ts.map((t) => t.partial))}`,
     String(Math.max(...ts.map((t) => t.limited))),
-    String(median(ts.map((t) => t.splits))),
     ts.every((t) => t.exact) ? "yes" : "**no**",
   ];
 }
 
 /** `trials` runs of one scenario, the entries seeded 1.777 s further before the drain each time. */
-async function trials(scenario: Scenario, n: number, count: number): Promise<SimTrial[]> {
+async function trials(scenario: Scenario, n: number, horizon: Horizon, count: number): Promise<SimTrial[]> {
   const out: SimTrial[] = [];
-  for (let i = 0; i < count; i++) out.push(await simulate(scenario, n, i * 1_777));
+  for (let i = 0; i < count; i++) out.push(await simulate(scenario, n, horizon, i * 1_777));
   return out;
 }
 
-/** Every scenario at every size, and the requests of the small drains. */
+/** The sequential drain (`concurrency: 1`) of N entries: ceil(N/50) round trips. */
+async function sequential(n: number): Promise<string[]> {
+  const t = await simulate("uniform", n, "payg", 0, 1);
+  const ideal = Math.ceil(n / 50);
+  const share = ideal / LIMIT / (t.ms / 1000);
+  return [
+    "sequential drain, `concurrency: 1`",
+    "any",
+    n.toLocaleString("en-US"),
+    (t.ms / 1000).toFixed(2),
+    share.toFixed(3),
+    "",
+    String(t.requests),
+    String(ideal),
+    String(ideal),
+    "",
+    String(t.limited),
+    t.exact ? "yes" : "**no**",
+  ];
+}
+
+function list<T extends string>(name: string, fallback: string): T[] {
+  return (arg(name) ?? fallback).split(",").filter(Boolean) as T[];
+}
+
+/** Every scenario at every size with every account setting, and the requests of the small drains. */
 export async function run(): Promise<BenchResult> {
   const r = result("windowsSim", "9s. Windowed drain at the rate limit, simulated on a virtual clock");
-  const sizes = (arg("sizes") ?? "20000,100000").split(",").map(Number);
-  const scenarios = (arg("scenarios") ?? "uniform,bursts,outage,urls").split(",") as Scenario[];
-  const small = (arg("small") ?? "237,1200").split(",").filter(Boolean).map(Number);
+  const sizes = list("sizes", "2500,5000,20000,100000").map(Number);
+  const scenarios = list<Scenario>("scenarios", SCENARIOS.join(","));
+  const horizons = list<Horizon>("horizons", "unknown,payg,free");
+  const small = list("small", "237,500,501,1200").map(Number);
   r.notes.push(
     "Each row: the median (min–max) of the trials (`--trials`, default 5), the entries seeded 0, 1.777, 3.554, … s before the drain starts (as the real bench seeds them before it drains), so a cluster falls differently against the split points.",
     `Real runner, planner and rate gate; in-memory DLQ, ${LATENCY_MS} ms per request (+ 0 to ${Number(arg("jitter") ?? 1) - 1} ms), ${LIMIT} requests per unix second enforced on arrival; virtual time.`,
   );
   const rows: string[][] = [];
   const count = Number(arg("trials") ?? 5);
-  for (const n of sizes) for (const s of scenarios) rows.push(rowOf(await trials(s, n, count)));
-  for (const n of small) rows.push(rowOf(await trials("uniform", n, count)));
+  for (const n of sizes) {
+    if (process.argv.includes("--sequential")) rows.push(await sequential(n));
+    for (const s of scenarios) for (const h of horizons) rows.push(rowOf(await trials(s, n, h, count)));
+  }
+  for (const n of small) for (const h of horizons) rows.push(rowOf(await trials("uniform", n, h, count)));
   r.tables.push({
-    title: `Simulated drains (share = bound / time; requests bound = 1.10 × ceil(N/50) + ${ALLOWANCE}, ceil(N/50) + ${ALLOWANCE} up to 2,500):`,
+    title: `Simulated drains (share = bound / time; allowance = ceil(N/50) + ${ALLOWANCE} up to 500, 1.10 × ceil(N/50) + ${ALLOWANCE + 20} above, + 2 % of the daily limit at most):`,
     header: [
       "distribution",
+      "account",
       "N",
       "time s",
-      "bound s",
       "share",
       "target",
       "requests",
       "ceil(N/50)",
-      "requests bound",
+      "allowance",
       "empty / partial",
       "429s",
-      "splits",
       "every entry once",
     ],
     rows,

@@ -34,7 +34,12 @@ export {
   DEFAULT_HORIZON_MS,
   DEFAULT_WINDOW_ALLOWANCE,
   WINDOW_OVERHEAD,
+  DAILY_LIMIT_SHARE,
+  LARGE_DRAIN_CREDIT,
+  SMALL_DRAIN_RUNS,
   MAX_SAVED_WINDOWS,
+  requestAllowance,
+  windowAllowance,
   validateWindowState,
 } from "./windows";
 export { isLoopbackHost } from "./transport";

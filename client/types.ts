@@ -280,6 +280,8 @@ export interface GateStatus {
   readonly waiting: number;
   /** Requests per second the gate lets through now; `undefined` when it does not limit. */
   readonly ratePerSecond: number | undefined;
+  /** What the last answer said of the account's daily limit (`RateLimit-Limit`), if it said. */
+  readonly dailyRequests?: { readonly limit?: number } | undefined;
 }
 
 /** A per-account rate gate as the client uses it (see `RateGate`). */
@@ -351,6 +353,12 @@ export interface UnpacedWindowDrainOptions {
   horizonMs?: number;
   /** Windows the drain may open before it resumed anything (the constant of the request bound). Default 4 (`DEFAULT_WINDOW_ALLOWANCE`). */
   windowAllowance?: number;
+  /**
+   * The account's daily request limit (`max_requests_per_day`), when known: the requests of the
+   * drain beyond ceil(N/50) stay within 2 % of it (`DAILY_LIMIT_SHARE`). A `RateLimit-Limit`
+   * the gate reads from an answer counts as well; the smaller one holds.
+   */
+  dailyLimit?: number;
   /** As in {@link DrainOptions.keepRuns}. */
   keepRuns?: boolean;
   /** Awaited after every page; a throw stops the drain (pages in flight are still recorded). */

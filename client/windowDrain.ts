@@ -11,9 +11,10 @@
  *   (ambiguous: a request with a lost attempt, answered or not);
  * - on a failure no request is started any more, the requests in flight finish and are
  *   recorded, and a {@link PartialFailure} carries the progress and the state to continue from;
- * - requests answered stay within `ceil(N/50) + windowAllowance` for N ≤ 2,500 and
- *   `1.10 × ceil(N/50) + windowAllowance` above (see `windowRoom`), and `concurrency: 1` is the
- *   sequential drain: one window, one cursor, ceil(N/50) requests.
+ * - requests answered stay within `ceil(N/50) + 4` for N ≤ 500 and `1.10 × ceil(N/50) + 24` above
+ *   (with the default `windowAllowance`; see `windowRoom`), and within `ceil(N/50)` plus 2 % of
+ *   the account's daily limit when that is known (`dailyLimit`, or `RateLimit-Limit` read by the
+ *   gate); `concurrency: 1` is the sequential drain: one window, one cursor, ceil(N/50) requests.
  *
  * Which windows are opened, split or closed is decided by the pure planner (`windowPlan.ts`);
  * this file is the runner: it sends the planner's windows through a {@link TaskPool} and tells
@@ -94,6 +95,7 @@ function setUp(selection: DlqSelection, opts: UnpacedWindowDrainOptions): Setup 
   checkCount(opts.windowAllowance, "windowAllowance", 1);
   checkCount(opts.horizonMs, "horizonMs", 1);
   checkCount(opts.maxRuns, "maxRuns", 0);
+  checkCount(opts.dailyLimit, "dailyLimit", 1);
   if (opts.startCursor !== undefined && typeof opts.startCursor !== "string") {
     throw new SvcError("SVC_INVALID_ARGUMENT", "`startCursor` must be a string");
   }
@@ -108,6 +110,7 @@ function setUp(selection: DlqSelection, opts: UnpacedWindowDrainOptions): Setup 
     maxEmptyPages: opts.maxEmptyPages ?? DEFAULT_MAX_EMPTY_PAGES,
     horizonMs: opts.horizonMs ?? DEFAULT_HORIZON_MS,
     ...(opts.windowAllowance !== undefined ? { allowance: opts.windowAllowance } : {}),
+    ...(opts.dailyLimit !== undefined ? { dailyLimit: opts.dailyLimit } : {}),
   });
   return {
     plan,
@@ -231,6 +234,7 @@ class WindowRunner {
       now,
       ratePerSecond: this.gate?.ratePerSecond,
       roundTripMs: this.roundTripMs,
+      dailyLimit: this.gate?.dailyRequests?.limit,
     });
     if (decision.kind === "loop") this.fail(new SvcError("SVC_CURSOR_LOOP", decision.reason));
     if (this.opts.onPage) await this.report(job.w.window, page);

@@ -16,6 +16,13 @@
  * - A split makes as many pieces as are missing, at most {@link MAX_PIECES}; once a window came
  *   back empty (the failures are clustered, or the windows are running out: most pieces would
  *   hold little), it halves.
+ * - Where the selection has no `fromDate`, the horizon (the retention, or 90 days) is far wider
+ *   than the failures' span, and failures are usually recent: a window open below is split as a
+ *   ladder back from its upper end, narrow first ({@link splitOpenBelow}: 15 minutes, 90 minutes,
+ *   9 hours for a window that ends now), and a window far wider than its distance from now is
+ *   split evenly in log(now − t). Empty ladder pieces say where failures are not; they do not
+ *   start the probing below. Nothing here depends on the guess for correctness: the pieces
+ *   still tile the window, the oldest keeping its open lower bound.
  * - Where a split into more than two pieces had one come back empty and one full with a cursor
  *   on their first pages (in it or in a split it descends from), the cluster is narrowed with
  *   probes: the window is split into a probe (its first
@@ -34,7 +41,7 @@
 import { CursorChain } from "./drain";
 import { MAX_RUNS_PER_REQUEST, type DlqSelection } from "./contract";
 import type { DrainWindow, OpenWindow, WindowDrainState } from "./types";
-import { rootWindow, splitWindowInto, windowRoom, type WindowBudget } from "./windows";
+import { rootWindow, splitOpenBelow, splitWindowInto, windowRoom, type WindowBudget } from "./windows";
 
 /**
  * Requests waiting at the rate gate from which the rate, not latency, bounds the drain: no more
@@ -90,6 +97,8 @@ export interface PlannedWindow {
   fullProbes: number;
   /** The split this window is a piece of, if any. */
   group?: SplitGroup;
+  /** The window starts where an earlier window's cursor pages resumed the oldest entries. */
+  drainedBelow?: boolean;
 }
 
 /** The pieces of one split: whether one came back empty, and the split its window came from. */
@@ -109,6 +118,11 @@ export interface SplitGroup {
    */
   readonly pieces: number;
   /**
+   * The split was a ladder ({@link splitOpenBelow}): its empty pieces say where failures are not
+   * (the horizon is wider than their span), not that they are clustered.
+   */
+  readonly ladder: boolean;
+  /**
    * A piece came back full with a cursor on its first page. With an empty piece, the failures
    * here are clustered; an empty piece beside pieces that held a page or less is a window
    * running out, not a cluster.
@@ -124,7 +138,9 @@ function descends(g: SplitGroup | undefined, of: SplitGroup): boolean {
 
 /** Whether a piece of `g`'s split, or of a split it descends from, came back empty. */
 function clusteredIn(g: SplitGroup | undefined): boolean {
-  for (let x = g; x !== undefined; x = x.parent) if (x.empty && x.full === true && x.pieces > 2) return true;
+  for (let x = g; x !== undefined; x = x.parent) {
+    if (x.empty && x.full === true && x.pieces > 2 && !x.ladder) return true;
+  }
   return false;
 }
 
@@ -140,6 +156,8 @@ export interface PlanContext {
   ratePerSecond?: number;
   /** Round-trip time of a request (recent average, gate wait included), ms, when known. */
   roundTripMs?: number;
+  /** The account's daily limit as the last answer stated it (`RateLimit-Limit`), when it did. */
+  dailyLimit?: number;
 }
 
 /** What an answer did to its window. */
@@ -309,14 +327,19 @@ export class WindowPlan {
     const sent = this.open.filter((o) => !o.held).length;
     const missing = targetWindows(this.settings.concurrency, at) - sent;
     if (idle < 1 || missing < 1 || at.gateWaiting >= GATE_BACKLOG || w.atomic) return 0;
-    // A piece of a split is split again only after its second full page (a window about to end
-    // would cost one more partial page per piece), unless a window came back empty: then the
-    // failures are clustered (the piece holding the cluster is narrowed at once) or running out.
+    // Once a window came back empty, the failures are clustered (the piece holding the cluster
+    // is narrowed) or running out: a new piece holds little, so splits halve.
     const halve = this.sawEmptyWindow;
-    if (w.piece && w.pages < 2 && !halve) return 0;
     if (this.open.some((o) => o !== w && !o.atomic && !o.held && o.pages > w.pages)) return 0;
-    const room = windowRoom(this, this.open.length, this.settings, true);
-    return Math.min(1 + idle, 1 + missing, 1 + room, halve ? 2 : MAX_PIECES);
+    const room = windowRoom(this, this.open.length, this.budget(at), true);
+    const most = halve ? 2 : MAX_PIECES;
+    return Math.min(1 + idle, 1 + missing, 1 + room, most);
+  }
+
+  /** The window budget now: the settings', with the smaller daily limit of them and `at`. */
+  private budget(at: PlanContext): WindowBudget {
+    const limits = [this.settings.dailyLimit, at.dailyLimit].filter((x): x is number => x !== undefined);
+    return limits.length === 0 ? this.settings : { ...this.settings, dailyLimit: Math.min(...limits) };
   }
 
   /**
@@ -330,9 +353,17 @@ export class WindowPlan {
     const clustered = clusteredIn(w.group);
     const probe = clustered && w.fullProbes < DENSE_AFTER;
     // A window followed for several pages has resumed its oldest failures: about half of it, if
-    // as much is left as it has resumed (the median guess when nothing else is known).
-    const drained = probe ? 2 * PROBE_SHARE - 1 : w.pages >= 2 ? 0.5 : 0;
-    const windows = splitWindowInto(w.window, probe ? 2 : k, at.now, this.settings.horizonMs, drained);
+    // as much is left as it has resumed (the median guess when nothing else is known); so has
+    // the oldest piece of such a window, once it was followed too.
+    const below = w.drainedBelow === true && w.pages >= 1;
+    const drained = probe ? 2 * PROBE_SHARE - 1 : w.pages >= 2 || below ? 0.5 : 0;
+    // Where failures start is not known (no `fromDate`): pieces narrow at the recent end.
+    const ladder =
+      !probe && w.window.from === undefined
+        ? splitOpenBelow(w.window, k, at.now, this.settings.horizonMs)
+        : undefined;
+    const windows =
+      ladder ?? splitWindowInto(w.window, probe ? 2 : k, at.now, this.settings.horizonMs, drained);
     if (windows === undefined) {
       w.atomic = true;
       return undefined;
@@ -341,7 +372,9 @@ export class WindowPlan {
       empty: false,
       parent: w.group,
       followed: w.pages >= 2,
+      // The ladder's empty pieces say where failures are not, not that they are clustered.
       pieces: windows.length,
+      ladder: ladder !== undefined,
     };
     const into = windows.map((x) => ({
       ...this.planned(x, false),
@@ -349,6 +382,8 @@ export class WindowPlan {
       fullProbes: w.fullProbes,
       group,
     }));
+    // The oldest piece starts where `w`'s cursor pages resumed the oldest entries.
+    into[0].drainedBelow = w.pages >= 2 || w.drainedBelow === true;
     this.open.splice(this.open.indexOf(w), 1, ...into);
     if (probe && into.length === 2) {
       into[1].held = true;
@@ -405,6 +440,7 @@ export class WindowPlan {
       parent: q.group,
       followed: false,
       pieces: MAX_PIECES,
+      ladder: false,
     };
     const merged: PlannedWindow = { ...this.planned(window, false), piece: true, held: true, group };
     this.open.splice(lo, hi - lo + 1, merged);

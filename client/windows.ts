@@ -12,11 +12,14 @@
  * Why the number of windows is bounded: every window ends with one page that is not full (a
  * partial or empty page), so each window opened costs up to one request beyond ceil(N/50). The
  * planner lets a drain open a window only while the requests beyond ceil(runs/50) so far, plus one
- * per window open after it, stay within `allowance + credit(runs)` (see {@link windowRoom}), where
- * the credit is 0 until more than {@link SMALL_DRAIN_RUNS} runs were resumed and
- * `overhead × ceil(runs / 50)` after. That keeps the requests of a whole drain of N entries within
- * `ceil(N/50) + allowance` for N ≤ 2,500 and `(1 + overhead) × ceil(N/50) + allowance` above, for
- * any distribution of failure times.
+ * per window open after it, stay within the allowance (see {@link windowRoom}): `allowance` (4)
+ * until more than {@link SMALL_DRAIN_RUNS} (500) runs were resumed, and
+ * `allowance + LARGE_DRAIN_CREDIT + overhead × ceil(runs / 50)` after; and, when the account's
+ * daily limit is known, never more than {@link DAILY_LIMIT_SHARE} (2 %) of it. That keeps the
+ * requests of a whole drain of N entries within `ceil(N/50) + 4` for N ≤ 500 and
+ * `1.10 × ceil(N/50) + 24` above (or `ceil(N/50) + 2 % of the daily limit` when that is smaller),
+ * for any distribution of failure times: the drain does not know N in advance, so the larger
+ * allowance is only spent once more than 500 runs came back.
  *
  * @packageDocumentation
  */
@@ -29,10 +32,20 @@ export const WINDOW_OVERHEAD = 0.1;
 /** Window budget: windows a drain may open before it has resumed anything. */
 export const DEFAULT_WINDOW_ALLOWANCE = 4;
 /**
- * Window budget: runs a drain resumes before it earns the `overhead` credit. Up to this many
+ * Window budget: runs a drain resumes before it earns the larger allowance. Up to this many
  * entries a drain costs at most `ceil(N/50) + allowance` requests.
  */
-export const SMALL_DRAIN_RUNS = 2_500;
+export const SMALL_DRAIN_RUNS = 500;
+/**
+ * Window budget: requests a drain earns beyond `allowance` once more than {@link SMALL_DRAIN_RUNS}
+ * runs were resumed (with the default allowance, the `+ 24` of `1.10 × ceil(N/50) + 24`).
+ */
+export const LARGE_DRAIN_CREDIT = 20;
+/**
+ * Window budget: the share of the account's daily request limit that the requests of one drain
+ * beyond ceil(N/50) may take, when the limit is known (the free plan's 1,000 a day: 20).
+ */
+export const DAILY_LIMIT_SHARE = 0.02;
 /**
  * How far back from now failures are looked for when the selection has no `fromDate`: 90 days,
  * the longest DLQ retention of the published plans. Only where windows are split depends on it;
@@ -114,11 +127,66 @@ export function splitWindowInto(
   const [lo, hi] = range;
   const k = Math.min(pieces, hi - lo + 1);
   const ends: number[] = [];
-  for (let i = 1; i < k; i++) ends.push(lo + Math.floor((hi - lo) * (drained + ((1 - drained) * i) / k)));
+  const near = now - hi;
+  const far = now - lo;
+  const logSpaced = LOG_SPLIT_AFTER > 0 && drained === 0 && near > 0 && far / near > LOG_SPLIT_AFTER;
+  for (let i = 1; i < k; i++) {
+    // Far wider than its distance from now: pieces even in log(now − t), narrow at the recent end.
+    if (logSpaced) ends.push(Math.floor(now - near * Math.pow(far / near, 1 - i / k)));
+    else ends.push(lo + Math.floor((hi - lo) * (drained + ((1 - drained) * i) / k)));
+  }
   const ordered = ends.every((e, i) => e < hi && (i === 0 ? e >= lo : e > ends[i - 1]));
   if (!ordered) return drained > 0 ? splitWindowInto(window, pieces, now, horizonMs) : undefined;
   const out: DrainWindow[] = [];
   let from = window.from;
+  for (const end of ends) {
+    out.push(from !== undefined ? { from, to: end } : { to: end });
+    from = end + 1;
+  }
+  out.push(window.to !== undefined ? { from: from as number, to: window.to } : { from: from as number });
+  return out;
+}
+
+/**
+ * A window whose oldest point is more than this many times as far back from now as its newest
+ * is split evenly in log(now − t) rather than in t: failures are likelier recent.
+ */
+export const LOG_SPLIT_AFTER = 3;
+/** A ladder split ({@link splitOpenBelow}) of a window that ends now: its newest piece, 15 minutes. */
+export const LADDER_FIRST_MS = 15 * 60_000;
+/** A ladder split of a window that ends now: each split point 6 times as far back as the one before. */
+export const LADDER_RATIO = 6;
+/** A ladder split of a window that ends `d` before now: split points at 3d, 9d, 27d back. */
+export const LADDER_OLDER_RATIO = 3;
+
+/**
+ * Splits a window that is open below (no `fromDate`: where failures start is not known) into
+ * at most `pieces` pieces placed geometrically back from its upper end, narrow first: failures
+ * are usually recent and clustered, and the horizon (90 days, or the retention) is far wider
+ * than their span. A window that ends now is split at `now − LADDER_FIRST_MS × LADDER_RATIO^i`;
+ * one that ends `d` before now at `now − d × LADDER_OLDER_RATIO^(i + 1)`. Points beyond the
+ * horizon are dropped; the first piece stays open below. `undefined` when no point falls inside.
+ */
+export function splitOpenBelow(
+  window: DrainWindow,
+  pieces: number,
+  now: number,
+  horizonMs: number = DEFAULT_HORIZON_MS,
+): DrainWindow[] | undefined {
+  const range = effectiveRange(window, now, horizonMs);
+  if (range === undefined || pieces < 2 || window.from !== undefined) return undefined;
+  const [lo, hi] = range;
+  const back = now - hi;
+  const ends: number[] = [];
+  let d = back > 0 ? back * LADDER_OLDER_RATIO : LADDER_FIRST_MS;
+  for (let i = 0; i < pieces - 1; i++, d *= back > 0 ? LADDER_OLDER_RATIO : LADDER_RATIO) {
+    const end = Math.floor(now - d);
+    if (end <= lo) break;
+    if (end < hi) ends.unshift(end);
+  }
+  if (ends.length === 0) return undefined;
+  const out: DrainWindow[] = [];
+  let from: number | undefined;
   for (const end of ends) {
     out.push(from !== undefined ? { from, to: end } : { to: end });
     from = end + 1;
@@ -133,19 +201,44 @@ export interface WindowBudget {
   allowance?: number;
   /** Extra requests allowed per request of ideal work. Default {@link WINDOW_OVERHEAD}. */
   overhead?: number;
+  /**
+   * The account's daily request limit, when known: the requests beyond ceil(N/50) stay within
+   * {@link DAILY_LIMIT_SHARE} of it.
+   */
+  dailyLimit?: number;
 }
 
 /**
  * What the budget credits a drain that resumed `runs` runs, in requests: nothing up to
- * {@link SMALL_DRAIN_RUNS}, `overhead × ceil(runs / 50)` above.
+ * {@link SMALL_DRAIN_RUNS}, `LARGE_DRAIN_CREDIT + overhead × ceil(runs / 50)` above.
  */
 export function windowCredit(runs: number, overhead: number = WINDOW_OVERHEAD): number {
-  return runs > SMALL_DRAIN_RUNS ? overhead * Math.ceil(runs / MAX_RUNS_PER_REQUEST) : 0;
+  return runs > SMALL_DRAIN_RUNS ? LARGE_DRAIN_CREDIT + overhead * Math.ceil(runs / MAX_RUNS_PER_REQUEST) : 0;
+}
+
+/**
+ * The requests beyond ceil(runs/50) a drain that resumed `runs` runs may have spent: `allowance +
+ * credit(runs)`, at most {@link DAILY_LIMIT_SHARE} of the daily limit when it is known.
+ */
+export function windowAllowance(runs: number, budget: WindowBudget = {}): number {
+  const own = (budget.allowance ?? DEFAULT_WINDOW_ALLOWANCE) + windowCredit(runs, budget.overhead);
+  if (budget.dailyLimit === undefined) return own;
+  return Math.min(own, Math.floor(DAILY_LIMIT_SHARE * budget.dailyLimit + 1e-9));
+}
+
+/**
+ * The most requests a drain of `n` entries sends, for any distribution of their failure times:
+ * ceil(n/50) (at least 1) plus {@link windowAllowance}: `ceil(n/50) + 4` up to 500 entries,
+ * `1.10 × ceil(n/50) + 24` above, and at most `ceil(n/50) + 2 %` of a known daily limit.
+ */
+export function requestAllowance(n: number, budget: WindowBudget = {}): number {
+  const ideal = Math.max(1, Math.ceil(n / MAX_RUNS_PER_REQUEST));
+  return Math.floor(ideal + windowAllowance(n, budget) + 1e-9);
 }
 
 /**
  * How many more windows may be opened now, so that the drain's requests stay within
- * `ceil(runs / 50) + allowance + credit(runs)` for any distribution of what is left.
+ * `ceil(runs / 50) + windowAllowance(runs)` for any distribution of what is left.
  *
  * Why: a drain's requests are its full pages plus its pages that were not full, and the runs of
  * the latter (P) round up together, so requests − ceil(N/50) = (pages not full) − ceil(P/50)
@@ -165,12 +258,11 @@ export function windowRoom(
   budget: WindowBudget = {},
   holding = false,
 ): number {
-  const allowance = budget.allowance ?? DEFAULT_WINDOW_ALLOWANCE;
   const rest = state.runs % MAX_RUNS_PER_REQUEST;
   const roundUp = (MAX_RUNS_PER_REQUEST - rest) % MAX_RUNS_PER_REQUEST;
   const free = holding && rest === 0 ? 1 : 0;
   const cost = (state.shortfall - roundUp) / MAX_RUNS_PER_REQUEST + openWindows - free;
-  return Math.max(0, Math.floor(allowance + windowCredit(state.runs, budget.overhead) - cost + 1e-9));
+  return Math.max(0, Math.floor(windowAllowance(state.runs, budget) - cost + 1e-9));
 }
 
 /**

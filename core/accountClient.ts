@@ -76,6 +76,8 @@ export interface AccountLimits {
   readonly maxRequestsPerSecond?: number;
   /** `max_dlq_retention_time_milis`: how far back failures can lie (where windows split). */
   readonly dlqRetentionMs?: number;
+  /** `max_requests_per_day`: a drain's requests beyond ceil(N/50) stay within 2 % of it. */
+  readonly maxRequestsPerDay?: number;
 }
 
 /** A limit the record states: a positive integer, else not known. */
@@ -112,6 +114,7 @@ export function accountLimitsOnce(settings: Settings, what: string): Promise<Acc
         accountId: record.id,
         maxRequestsPerSecond: positive(record.max_requests_per_second),
         dlqRetentionMs: positive(record.max_dlq_retention_time_milis),
+        maxRequestsPerDay: positive(record.max_requests_per_day),
       }),
       () => ({}),
     );

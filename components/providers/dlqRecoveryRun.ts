@@ -261,6 +261,7 @@ export class DrainRun {
       maxRequestsPerSecond: inputs.maxRequestsPerSecond,
       gate: c.gate,
       ...(c.limits.dlqRetentionMs !== undefined ? { horizonMs: c.limits.dlqRetentionMs } : {}),
+      ...(c.limits.maxRequestsPerDay !== undefined ? { dailyLimit: c.limits.maxRequestsPerDay } : {}),
       onCursorRefused: (w) => this.deps.log(cursorRefused(inputs, w)),
       onPage: async (e) => {
         this.progress.page({

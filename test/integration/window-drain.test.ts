@@ -6,10 +6,10 @@
  */
 import * as assert from "node:assert/strict";
 import {
-  DEFAULT_WINDOW_ALLOWANCE,
   DrainError,
   RateGateRegistry,
   SvcClient,
+  requestAllowance,
   type WindowDrainProgress,
 } from "../../client";
 import { startEmulator, type RunningEmulator } from "../../emulator";
@@ -21,8 +21,8 @@ const CREDS = {
   password: "pw-windows-5a7c2f",
 };
 
-/** The bound of the issue: 1.10 × ceil(N/50) + the allowance. */
-const bound = (n: number): number => 1.1 * Math.max(1, Math.ceil(n / 50)) + DEFAULT_WINDOW_ALLOWANCE;
+/** The allowance of issue 27: ceil(N/50) + 4 up to 500 entries, 1.10 × ceil(N/50) + 24 above. */
+const bound = (n: number): number => requestAllowance(n);
 
 describe("integration: windowed drain ↔ emulator over loopback", function () {
   this.timeout(180_000);
@@ -80,7 +80,7 @@ describe("integration: windowed drain ↔ emulator over loopback", function () {
 
   for (const name of ["uniform3d", "burst20s", "bursts3", "clusters"]) {
     it(`${name}: every entry exactly once (ledger), windows split mid-drain, requests within the bound`, async () => {
-      // Above SMALL_DRAIN_RUNS (2,500), so the budget earns credit for windows mid-drain; the
+      // Above SMALL_DRAIN_RUNS (500), so the budget earns credit for windows mid-drain; the
       // round trip, not the rate, bounds it (500 a second × 20 to 28 ms is more than 8 windows),
       // so the windows the credit earns are opened: by splitting windows that are under way.
       const n = 8_000;

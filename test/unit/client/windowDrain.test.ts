@@ -4,12 +4,11 @@ import { PartialFailure, drainPages } from "../../../client/drain";
 import type { CallState } from "../../../client/request";
 import type { DrainWindow, GateStatus, WindowDrainOptions, WindowPageEvent } from "../../../client/types";
 import { drainWindows, type WindowDrainProgress } from "../../../client/windowDrain";
-import { DEFAULT_WINDOW_ALLOWANCE, rootWindow } from "../../../client/windows";
+import { requestAllowance, rootWindow } from "../../../client/windows";
 import { DAY, DISTRIBUTIONS, FakeDlq, NOW, VirtualClock, prng } from "./windowSim";
 
-/** The bound of the issue: ceil(N/50) + the allowance up to 2,500 entries, 1.10 × ceil(N/50) + it above. */
-const bound = (n: number): number =>
-  (n <= 2_500 ? 1 : 1.1) * Math.max(1, Math.ceil(n / 50)) + DEFAULT_WINDOW_ALLOWANCE;
+/** The allowance of the issue: ceil(N/50) + 4 up to 500 entries, 1.10 × ceil(N/50) + 24 above. */
+const bound = (n: number): number => requestAllowance(n);
 
 /** A fake DLQ whose requests take 20–80 ms of virtual time, so completions interleave. */
 function setup(times: number[], seed = 7): { dlq: FakeDlq; clock: VirtualClock } {
@@ -106,8 +105,8 @@ describe("client/windowDrain (scheduler)", () => {
 
   describe("request count", () => {
     for (const name of Object.keys(DISTRIBUTIONS)) {
-      it(`stays within ceil(N/50) + ${DEFAULT_WINDOW_ALLOWANCE} up to 2,500 and 1.10 × ceil(N/50) + ${DEFAULT_WINDOW_ALLOWANCE} above for ${name}`, async () => {
-        for (const n of [0, 1, 49, 50, 51, 237, 1_000, 1_200, 2_500, 2_501, 20_000]) {
+      it(`stays within ceil(N/50) + 4 up to 500 and 1.10 × ceil(N/50) + 24 above for ${name}`, async () => {
+        for (const n of [0, 1, 49, 50, 51, 237, 500, 501, 1_000, 1_200, 2_500, 2_501, 20_000]) {
           const { dlq, clock } = setup(DISTRIBUTIONS[name](n), n + 1);
           const res = await run(dlq, clock, { concurrency: 16, keepRuns: false });
           assertExactlyOnce(dlq);
@@ -116,6 +115,25 @@ describe("client/windowDrain (scheduler)", () => {
         }
       });
     }
+
+    it("holds the requests beyond ceil(N/50) to 2 % of the daily limit, given or read by the gate", async () => {
+      const n = 20_000;
+      for (const name of ["uniform3d", "bursts3", "singleMs"]) {
+        const given = setup(DISTRIBUTIONS[name](n));
+        const a = await run(given.dlq, given.clock, { concurrency: 16, keepRuns: false, dailyLimit: 1_000 });
+        assertExactlyOnce(given.dlq);
+        assert.ok(a.requestCount <= 400 + 20, `${name}, dailyLimit: ${a.requestCount} requests > 420`);
+        // Only the gate knows it (RateLimit-Limit of an answer): the same cap.
+        const read = setup(DISTRIBUTIONS[name](n));
+        const gate: GateStatus = { waiting: 0, ratePerSecond: undefined, dailyRequests: { limit: 1_000 } };
+        const b = await run(read.dlq, read.clock, { concurrency: 16, keepRuns: false }, gate);
+        assertExactlyOnce(read.dlq);
+        assert.ok(b.requestCount <= 400 + 20, `${name}, gate: ${b.requestCount} requests > 420`);
+        const free = setup(DISTRIBUTIONS[name](n));
+        const c = await run(free.dlq, free.clock, { concurrency: 16, keepRuns: false });
+        assert.ok(c.requestCount > 420 || name === "uniform3d", `${name}: the cap is what held it`);
+      }
+    });
 
     it("holds without a fromDate over the default 90-day horizon too", async () => {
       const n = 20_000;
@@ -384,6 +402,8 @@ describe("client/windowDrain (scheduler)", () => {
       await refused(drainWindows({ dlqIds: ["a"] }, dlq.step, undefined), /dlqIds/);
       await refused(drainWindows({}, dlq.step, undefined, { concurrency: 0 }), /concurrency/);
       await refused(drainWindows({}, dlq.step, undefined, { windowAllowance: 0 }), /windowAllowance/);
+      await refused(drainWindows({}, dlq.step, undefined, { dailyLimit: 0 }), /dailyLimit/);
+      await refused(drainWindows({}, dlq.step, undefined, { dailyLimit: 1.5 }), /dailyLimit/);
       await refused(
         drainWindows({}, dlq.step, undefined, {
           startCursor: "c",

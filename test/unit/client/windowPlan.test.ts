@@ -12,7 +12,12 @@ import {
   type PlanContext,
   type PlannedWindow,
 } from "../../../client/windowPlan";
-import { DEFAULT_WINDOW_ALLOWANCE, windowRoom } from "../../../client/windows";
+import {
+  DEFAULT_WINDOW_ALLOWANCE,
+  requestAllowance,
+  splitOpenBelow,
+  windowRoom,
+} from "../../../client/windows";
 import { DAY, DISTRIBUTIONS, FakeDlq, NOW } from "./windowSim";
 
 const SETTINGS = { concurrency: 16, maxEmptyPages: 3, horizonMs: 3 * DAY };
@@ -21,6 +26,13 @@ const AT: PlanContext = { inFlight: 0, gateWaiting: 0, now: NOW, ratePerSecond: 
 
 function fresh(settings = SETTINGS): WindowPlan {
   return WindowPlan.start({}, undefined, undefined, settings);
+}
+
+/** A selection with both dates (the last 7 days): splits are even, not a ladder from now. */
+const BOUNDED = { fromDate: NOW - 7 * DAY, toDate: NOW };
+
+function bounded(settings = SETTINGS): WindowPlan {
+  return WindowPlan.start(BOUNDED, undefined, undefined, settings);
 }
 
 /** Answers `w` from the in-memory DLQ (synchronously) and returns the planner's decision. */
@@ -132,14 +144,33 @@ describe("client/windowPlan (the planner, without I/O)", () => {
     assert.equal(dlq.remaining, 0);
   });
 
+  it("places the first split of a selection without fromDate as a ladder back from now; its empty pieces start no probing", () => {
+    const plan = WindowPlan.start({}, undefined, undefined, { ...SETTINGS, horizonMs: 90 * DAY });
+    const d = plan.answer(plan.take()!, MAX_RUNS_PER_REQUEST, "c0", AT);
+    assert.equal(d.kind, "split");
+    const pieces = d.kind === "split" ? d.into : [];
+    assert.deepEqual(
+      pieces.map((p) => p.window),
+      splitOpenBelow({}, 4, NOW, 90 * DAY),
+    );
+    pieces.forEach(() => plan.take());
+    // All failures in the last hour: the two older pieces come back empty.
+    plan.answer(pieces[0], 0, undefined, AT);
+    plan.answer(pieces[1], 0, undefined, AT);
+    plan.runs = 600; // past 500 runs: room to split
+    const next = plan.answer(pieces[2], MAX_RUNS_PER_REQUEST, "c1", AT);
+    assert.equal(next.kind, "split");
+    assert.ok(next.kind === "split" && next.into.every((p) => !p.held), "every piece is sent: no probe");
+  });
+
   describe("clustered failures: a probe is sent, the rest held aside", () => {
     /** A plan whose first split came back with its first piece only (the others empty). */
     function clusteredPlan(runs = 2_550): { plan: WindowPlan; w: PlannedWindow } {
-      const plan = fresh();
+      const plan = bounded();
       plan.answer(plan.take()!, 50, "c0", AT);
       const pieces = [0, 1, 2, 3].map(() => plan.take()!);
       pieces.slice(1).forEach((p) => plan.answer(p, 0, undefined, AT));
-      // Past 2,500 runs the budget has room again.
+      // Past 500 runs the budget has room again.
       plan.runs = runs;
       return { plan, w: pieces[0] };
     }
@@ -156,8 +187,7 @@ describe("client/windowPlan (the planner, without I/O)", () => {
       const [lo, hi] = [probe.window.to as number, rest.window.from as number];
       assert.equal(hi, lo + 1, "probe and rest tile the window");
       const share =
-        (lo - (w.window.from ?? NOW - 3 * DAY)) /
-        ((rest.window.to ?? NOW) - (w.window.from ?? NOW - 3 * DAY));
+        (lo - (w.window.from as number)) / ((rest.window.to as number) - (w.window.from as number));
       assert.ok(Math.abs(share - PROBE_SHARE) < 0.01, `the probe covers ${share} of the window`);
       assert.deepEqual(
         plan.snapshot().windows.map((x) => [x.from, x.to]),
@@ -247,7 +277,7 @@ describe("client/windowPlan (the planner, without I/O)", () => {
     for (const name of ["burst20s", "bursts3", "singleMs"]) {
       const n = 20_000;
       const dlq = new FakeDlq(DISTRIBUTIONS[name](n));
-      const plan = fresh();
+      const plan = bounded();
       const flying: PlannedWindow[] = [];
       let saved: ReturnType<WindowPlan["snapshot"]> | undefined;
       // Drive until a window is held aside (and a few pages more), then stop as a cut-off would.
@@ -264,11 +294,11 @@ describe("client/windowPlan (the planner, without I/O)", () => {
         }
       }
       assert.ok(saved !== undefined, `${name}: some window was held aside`);
-      const again = WindowPlan.start({}, saved, undefined, SETTINGS);
+      const again = WindowPlan.start(BOUNDED, saved, undefined, SETTINGS);
       const requests = drive(dlq, again, 6);
       assert.equal(dlq.duplicates, 0, name);
       assert.equal(dlq.remaining, 0, name);
-      const bound = 1.1 * Math.ceil(n / 50) + DEFAULT_WINDOW_ALLOWANCE;
+      const bound = requestAllowance(n);
       assert.ok(requests <= bound, `${name}: ${requests} requests > ${bound}`);
     }
   });
@@ -305,10 +335,9 @@ describe("client/windowPlan (the planner, without I/O)", () => {
   });
 
   describe("every distribution: each entry once, within the request bound", () => {
-    const bound = (n: number) =>
-      (n <= 2_500 ? 1 : 1.1) * Math.max(1, Math.ceil(n / 50)) + DEFAULT_WINDOW_ALLOWANCE;
+    const bound = (n: number) => requestAllowance(n);
     for (const name of Object.keys(DISTRIBUTIONS)) {
-      for (const n of [0, 1, 237, 1_200, 2_500, 20_000]) {
+      for (const n of [0, 1, 237, 500, 501, 1_200, 2_500, 20_000]) {
         it(`${name}, N = ${n}`, () => {
           const dlq = new FakeDlq(DISTRIBUTIONS[name](n));
           const plan = fresh();

@@ -28,6 +28,10 @@ export const DISTRIBUTIONS: Record<string, (n: number, seed?: number, now?: numb
     let i = 0;
     return sorted(n, seed, () => [starts[i++ % 3], 20_000]);
   },
+  /** Evenly over the last hour. */
+  hour: (n, seed = 1, now = NOW) => sorted(n, seed, () => [now - 3_600_000, 3_600_000]),
+  /** A one-second outage 2 hours ago. */
+  outage2h: (n, seed = 1, now = NOW) => sorted(n, seed, () => [now - 2 * 3_600_000, 1_000]),
   /** Every entry in the same millisecond, 5 days ago. */
   singleMs: (n, _seed, now = NOW) => Array.from({ length: n }, () => now - 5 * DAY),
   /** Two single-millisecond clusters and a sprinkle over 3 days. */

@@ -2,18 +2,27 @@ import { strict as assert } from "node:assert";
 import { SvcError } from "../../../client";
 import {
   DEFAULT_HORIZON_MS,
+  DAILY_LIMIT_SHARE,
   DEFAULT_WINDOW_ALLOWANCE,
+  LADDER_FIRST_MS,
+  LADDER_OLDER_RATIO,
+  LADDER_RATIO,
+  LARGE_DRAIN_CREDIT,
   effectiveRange,
+  splitOpenBelow,
   mayOpenWindow,
   rootWindow,
   splitWindow,
   splitWindowInto,
   SMALL_DRAIN_RUNS,
+  requestAllowance,
+  windowAllowance,
   windowCredit,
   windowRoom,
   validateWindowState,
   windowSelection,
 } from "../../../client/windows";
+import type { DrainWindow } from "../../../client/types";
 import { DAY, NOW } from "./windowSim";
 
 function invalidArgument(fn: () => unknown, field: RegExp): void {
@@ -112,22 +121,22 @@ describe("client/windows (planner)", () => {
       const none = { runs: 0, shortfall: 0 };
       assert.equal(mayOpenWindow(none, DEFAULT_WINDOW_ALLOWANCE - 1), true);
       assert.equal(mayOpenWindow(none, DEFAULT_WINDOW_ALLOWANCE), false);
-      // 1000 full pages earn 100 more windows.
+      // 1000 full pages earn 20 + 100 more windows.
       const seen = { runs: 50_000, shortfall: 0 };
-      assert.equal(mayOpenWindow(seen, DEFAULT_WINDOW_ALLOWANCE + 99), true);
-      assert.equal(mayOpenWindow(seen, DEFAULT_WINDOW_ALLOWANCE + 100), false);
+      assert.equal(mayOpenWindow(seen, DEFAULT_WINDOW_ALLOWANCE + 119), true);
+      assert.equal(mayOpenWindow(seen, DEFAULT_WINDOW_ALLOWANCE + 120), false);
     });
 
     it("charges what finished windows cost: 50 runs short is one request", () => {
       assert.equal(mayOpenWindow({ runs: 0, shortfall: 50 * 3 }, 0, { allowance: 4 }), true);
       assert.equal(mayOpenWindow({ runs: 0, shortfall: 50 * 3 + 1 }, 0, { allowance: 4 }), false);
-      // Above 2,500 runs: 51 pages earn 5.1 more windows.
+      // Above 500 runs: 51 pages earn 20 + 5.1 more windows.
       assert.equal(
-        mayOpenWindow({ runs: 2_550, shortfall: 50 * 9 }, 0, { allowance: 4, overhead: 0.1 }),
+        mayOpenWindow({ runs: 2_550, shortfall: 50 * 29 }, 0, { allowance: 4, overhead: 0.1 }),
         false,
       );
       assert.equal(
-        mayOpenWindow({ runs: 2_550, shortfall: 50 * 8 }, 0, { allowance: 4, overhead: 0.1 }),
+        mayOpenWindow({ runs: 2_550, shortfall: 50 * 28 }, 0, { allowance: 4, overhead: 0.1 }),
         true,
       );
     });
@@ -149,14 +158,82 @@ describe("client/windows (planner)", () => {
       assert.equal(windowRoom({ runs: 170, shortfall: 180 }, 1, { allowance: 4 }, true), 0);
     });
 
-    it("earns no credit up to 2,500 runs (at most ceil(N/50) + allowance), 10 % of the pages above", () => {
+    it("earns no credit up to 500 runs (at most ceil(N/50) + 4), 20 + 10 % of the pages above (1.10 × ceil(N/50) + 24)", () => {
+      assert.equal(SMALL_DRAIN_RUNS, 500);
       assert.equal(windowCredit(0), 0);
       assert.equal(windowCredit(SMALL_DRAIN_RUNS), 0);
-      assert.ok(Math.abs(windowCredit(SMALL_DRAIN_RUNS + 1) - 5.1) < 1e-9);
-      assert.equal(windowCredit(100_000), 200);
-      assert.equal(windowRoom({ runs: 2_500, shortfall: 0 }, 1), DEFAULT_WINDOW_ALLOWANCE - 1);
-      assert.equal(windowRoom({ runs: 20_000, shortfall: 50 * 10 }, 8), DEFAULT_WINDOW_ALLOWANCE + 40 - 18);
+      assert.ok(Math.abs(windowCredit(SMALL_DRAIN_RUNS + 1) - (LARGE_DRAIN_CREDIT + 1.1)) < 1e-9);
+      assert.equal(windowCredit(100_000), LARGE_DRAIN_CREDIT + 200);
+      assert.equal(windowRoom({ runs: 500, shortfall: 0 }, 1), DEFAULT_WINDOW_ALLOWANCE - 1);
+      assert.equal(windowRoom({ runs: 550, shortfall: 0 }, 1), DEFAULT_WINDOW_ALLOWANCE + 20 + 1 - 1);
+      assert.equal(
+        windowRoom({ runs: 20_000, shortfall: 50 * 10 }, 8),
+        DEFAULT_WINDOW_ALLOWANCE + LARGE_DRAIN_CREDIT + 40 - 18,
+      );
       assert.equal(windowRoom({ runs: 0, shortfall: 50 * 9 }, 1), 0, "never negative");
+    });
+
+    it("states the issue's allowance: ceil(N/50) + 4 up to 500 entries, 1.10 × ceil(N/50) + 24 above", () => {
+      const cases: [number, number][] = [
+        [0, 5],
+        [1, 5],
+        [237, 9],
+        [500, 14],
+        [501, 36],
+        [1_200, 50],
+        [2_500, 79],
+        [20_000, 464],
+        [100_000, 2_224],
+      ];
+      for (const [n, most] of cases) assert.equal(requestAllowance(n), most, `N = ${n}`);
+    });
+
+    it("holds the requests beyond ceil(N/50) to 2 % of a known daily limit, the smaller allowance winning", () => {
+      assert.equal(DAILY_LIMIT_SHARE, 0.02);
+      // The free plan's 1,000 a day: 20 beyond ceil(N/50), whatever N.
+      assert.equal(windowAllowance(20_000, { dailyLimit: 1_000 }), 20);
+      assert.equal(requestAllowance(20_000, { dailyLimit: 1_000 }), 420);
+      assert.equal(requestAllowance(237, { dailyLimit: 1_000 }), 9, "ceil(N/50) + 4 is smaller");
+      assert.equal(
+        requestAllowance(20_000, { dailyLimit: 1_000_000 }),
+        464,
+        "1.10 × ceil(N/50) + 24 is smaller",
+      );
+      assert.equal(windowRoom({ runs: 20_000, shortfall: 50 * 10 }, 8, { dailyLimit: 1_000 }), 2);
+      assert.equal(windowRoom({ runs: 20_000, shortfall: 50 * 12 }, 8, { dailyLimit: 1_000 }), 0);
+      assert.equal(windowAllowance(0, { dailyLimit: 49 }), 0, "0.98 rounds down: no window beyond the first");
+    });
+  });
+
+  describe("splitOpenBelow (the ladder: where failures start is not known)", () => {
+    const MIN = 60_000;
+    it("splits a window that ends now at 15 minutes, 90 minutes and 9 hours back, the oldest piece open below", () => {
+      const pieces = splitOpenBelow({}, 4, NOW, 90 * DAY) as DrainWindow[];
+      assert.deepEqual(pieces, [
+        { to: NOW - 540 * MIN },
+        { from: NOW - 540 * MIN + 1, to: NOW - 90 * MIN },
+        { from: NOW - 90 * MIN + 1, to: NOW - 15 * MIN },
+        { from: NOW - 15 * MIN + 1 },
+      ]);
+      assert.equal(LADDER_FIRST_MS * LADDER_RATIO, 90 * MIN);
+    });
+
+    it("splits a window that ends d before now at 3d, 9d, 27d back, within the horizon", () => {
+      const d = 9 * 3_600_000;
+      assert.deepEqual(splitOpenBelow({ to: NOW - d }, 4, NOW, 7 * DAY), [
+        { to: NOW - 3 * 3 * d },
+        { from: NOW - 3 * 3 * d + 1, to: NOW - 3 * d },
+        { from: NOW - 3 * d + 1, to: NOW - d },
+      ]);
+      assert.equal(LADDER_OLDER_RATIO, 3);
+    });
+
+    it("does not ladder a window with a lower bound, and tiles what it splits", () => {
+      assert.equal(splitOpenBelow({ from: NOW - DAY }, 4, NOW), undefined);
+      const pieces = splitOpenBelow({ to: NOW - 1_000 }, 3, NOW, DAY) as DrainWindow[];
+      assert.equal(pieces[0].from, undefined);
+      assert.equal(pieces[pieces.length - 1].to, NOW - 1_000);
+      for (let i = 1; i < pieces.length; i++) assert.equal(pieces[i].from, (pieces[i - 1].to as number) + 1);
     });
   });
 
