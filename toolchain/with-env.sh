@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs a command with the project's provisioned toolchain and an isolated Pulumi setup:
-# the project's Node (>= 22) and Pulumi CLI first on PATH, PULUMI_HOME, a file:// backend
-# and a passphrase inside .toolchain/, no update checks and no plugin downloads.
+# the project's Node (>= 22) and Pulumi CLI (with the YAML language host, once built) first on
+# PATH, PULUMI_HOME, a file:// backend and a passphrase inside .toolchain/, no update checks and
+# no plugin downloads.
 # A user's own ~/.pulumi, backend and login are never read or changed.
 #
 #   bash toolchain/with-env.sh <command> [args...]
@@ -11,8 +12,13 @@ TC="$ROOT/.toolchain"
 
 pulumi_bin=""
 [[ -f "$TC/pulumi-bin" ]] && pulumi_bin="$(cat "$TC/pulumi-bin")"
+# The YAML language host (toolchain/provision-yaml.sh) is built in the clone's CLI folder; when the
+# CLI in use is a `pulumi` of your own, that folder goes on PATH first so the pinned host is used.
+yaml_bin=""
+[[ -f "$TC/pulumi-version" ]] && yaml_bin="$TC/pulumi/$(cat "$TC/pulumi-version")/bin"
+[[ "$yaml_bin" == "$pulumi_bin" ]] && yaml_bin=""
 
-export PATH="$ROOT/node_modules/.bin${pulumi_bin:+:$pulumi_bin}:$PATH"
+export PATH="$ROOT/node_modules/.bin${yaml_bin:+:$yaml_bin}${pulumi_bin:+:$pulumi_bin}:$PATH"
 export PULUMI_HOME="$TC/home"
 export PULUMI_BACKEND_URL="${SVC_PULUMI_BACKEND_URL:-file://$TC/state}"
 export PULUMI_CONFIG_PASSPHRASE_FILE="$TC/passphrase"

@@ -73,16 +73,11 @@ describe("e2e: a YAML program runs with the provisioned YAML language host", fun
     await p?.cleanup();
   });
 
-  it("`pulumi preview` shows the outputs computed from stack config, with the host beside the CLI", async () => {
+  it("`pulumi preview` shows the outputs computed from stack config", async () => {
     const res = await p.preview();
     assert.match(res.stdout, /\+ pulumi:pulumi:Stack: \(create\)[\s\S]*--outputs:--/);
     assert.match(res.stdout, /message\s*:\s*"Hello YAML world, from the dev stack of yaml-program"/);
     assert.match(res.stdout, /firstWord\s*:\s*"Hello"/);
-    assert.doesNotMatch(
-      res.stdout + res.stderr,
-      /pulumi-language-yaml from \$PATH/,
-      "found next to the CLI, not elsewhere on PATH",
-    );
   });
 
   it("`pulumi up` stores them as stack outputs (`pulumi stack output --json`)", async () => {
@@ -94,7 +89,7 @@ describe("e2e: a YAML program runs with the provisioned YAML language host", fun
     });
   });
 
-  it("the CLI reports the pinned host version (`pulumi about`)", async () => {
+  it("the host the CLI runs is the pinned one (`pulumi about`: language yaml <version of toolchain/yaml/go.mod>)", async () => {
     const res = await p.cli(["about"]);
     assert.match(res.stdout, new RegExp(`language\\s+yaml\\s+${YAML_VERSION?.replace(/\./g, "\\.")}`));
   });
