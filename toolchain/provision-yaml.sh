@@ -14,7 +14,7 @@
 # It runs YAML programs with the project's CLI all the same (plugins speak gRPC).
 #
 # The CLI is provisioned first (toolchain/provision.sh) when it is missing. A second run only
-# checks the stamp (.toolchain/pulumi-yaml.stamp: the version and go.sum's hash), about a second.
+# checks the stamp (.toolchain/pulumi-yaml.stamp: the version and go.sum's hash), well under a second.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
