@@ -54,17 +54,18 @@ log "building pulumi-language-yaml $YAML_VERSION from its Go module (about a min
 start=$SECONDS
 mkdir -p "$BIN"
 rm -f "$stamp_file"
+tmp="$HOST.tmp.$$" # its own name: two runs at once do not write one file
 (
   cd "$ROOT/toolchain/yaml"
-  go build -mod=readonly -trimpath -o "$HOST.tmp" \
+  go build -mod=readonly -trimpath -o "$tmp" \
     -ldflags "-s -w -X github.com/pulumi/pulumi-yaml/pkg/version.Version=$YAML_VERSION" \
     github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml
 ) >"$TC/pulumi-yaml-build.log" 2>&1 || {
-  rm -f "$HOST.tmp"
+  rm -f "$tmp"
   tail -n 30 "$TC/pulumi-yaml-build.log" >&2
   die "building pulumi-language-yaml $YAML_VERSION failed (full log: .toolchain/pulumi-yaml-build.log).
   YAML programs cannot run without it; TypeScript programs do not need it."
 }
-mv "$HOST.tmp" "$HOST"
+mv "$tmp" "$HOST"
 echo "$stamp" >"$stamp_file"
 log "pulumi-language-yaml $YAML_VERSION built in $((SECONDS - start)) s (.toolchain/pulumi/$PULUMI_VERSION/bin)"

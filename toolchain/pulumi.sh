@@ -46,7 +46,8 @@ pulumi_bin="$(cat "$TC/pulumi-bin")"
 }
 
 # A YAML program (`runtime: yaml` in ./Pulumi.yaml) needs the YAML language host, built on first use.
-yaml_bin="$TC/pulumi/$(cat "$TC/pulumi-version")/bin"
+yaml_bin=""
+[[ -s "$TC/pulumi-version" ]] && yaml_bin="$TC/pulumi/$(cat "$TC/pulumi-version")/bin"
 if is_yaml_program; then
   bash "$ROOT/toolchain/provision-yaml.sh"
 fi
