@@ -33,6 +33,15 @@
  *   in a row with runs the window is taken to be no wider than its cluster: it is split into
  *   pieces that are all sent, and what was held is sent too. A probe that finishes sends its
  *   (merged) rest; held windows are sent at the latest when no other window is open.
+ * - Past {@link SMALL_DRAIN_RUNS} (500) runs, a window opened must pay for itself, once the
+ *   density of failures is known: a window that closes with a page that is not full held exactly
+ *   what it returned over its width, so closed windows with a lower bound give entries per ms
+ *   ({@link WindowPlan.density}; unknown while they held fewer than {@link DENSITY_SAMPLE}, and
+ *   once one held none: clustered failures keep the rules above). Then the windows opened past
+ *   500 runs stay within the work past 500 runs (runs since, plus what the open windows are
+ *   expected to hold) over {@link PAY_PAGES} pages each, and every piece is expected to hold a
+ *   full page ({@link PIECE_PAGES}): a drain of 1,200 evenly spread entries opens about 3 more
+ *   windows, not 7 (30 requests, not 36 to 38); from 2,500 entries the gate's need decides.
  * - Windows are pairwise disjoint and cover what is left of the selection, so requests in flight
  *   never select the same entry, and a window split between its pages loses nothing.
  *
@@ -41,7 +50,15 @@
 import { CursorChain } from "./drain";
 import { MAX_RUNS_PER_REQUEST, type DlqSelection } from "./contract";
 import type { DrainWindow, OpenWindow, WindowDrainState } from "./types";
-import { rootWindow, splitOpenBelow, splitWindowInto, windowRoom, type WindowBudget } from "./windows";
+import {
+  SMALL_DRAIN_RUNS,
+  effectiveRange,
+  rootWindow,
+  splitOpenBelow,
+  splitWindowInto,
+  windowRoom,
+  type WindowBudget,
+} from "./windows";
 
 /**
  * Requests waiting at the rate gate from which the rate, not latency, bounds the drain: no more
@@ -60,6 +77,17 @@ export const PROBE_SHARE = 0.85;
  * that are all sent: the window is probably no wider than its cluster.
  */
 export const DENSE_AFTER = 4;
+/**
+ * Full pages of work each window opened past {@link SMALL_DRAIN_RUNS} runs must pay for (its page
+ * that is not full costs up to one request): the windows opened past 500 runs stay within the
+ * runs resumed since plus the entries the open windows are expected to hold, over this many
+ * pages. With the density known, a drain of 1,200 evenly spread entries opens about 3.
+ */
+export const PAY_PAGES = 4;
+/** Full pages each piece of a split past {@link SMALL_DRAIN_RUNS} runs is expected to hold. */
+export const PIECE_PAGES = 1;
+/** Entries the closed windows must have held before their density is trusted. */
+export const DENSITY_SAMPLE = 10;
 
 /**
  * Windows that keep the rate gate busy: `ceil(rate × round trip) + GATE_BACKLOG`, at most
@@ -99,6 +127,10 @@ export interface PlannedWindow {
   group?: SplitGroup;
   /** The window starts where an earlier window's cursor pages resumed the oldest entries. */
   drainedBelow?: boolean;
+  /** Runs this window returned since it was opened. */
+  resumed: number;
+  /** Opened without a cursor: when it closes, `resumed` is everything it held. */
+  whole: boolean;
 }
 
 /** The pieces of one split: whether one came back empty, and the split its window came from. */
@@ -196,6 +228,14 @@ export class WindowPlan {
    * {@link clusteredIn}, which asks whether one split found a cluster, to narrow it with probes.
    */
   private sawEmptyWindow = false;
+  /**
+   * Exact counts of closed windows with a lower bound, opened without a cursor and not starting
+   * where another window's cursor resumed: entries held and their width (ms). A bounded window
+   * that held nothing makes the density unknown (the failures are clustered).
+   */
+  private readonly sample = { runs: 0, ms: 0, empty: false };
+  /** Windows opened by splits after {@link SMALL_DRAIN_RUNS} runs came back. */
+  private openedPast = 0;
 
   /**
    * @param windows - the windows to start from, disjoint and in failure-time order
@@ -278,7 +318,9 @@ export class WindowPlan {
       for (const o of this.open) if (descends(o.group, w.group)) o.fullProbes = 0;
     }
     if (w.rest !== undefined) this.probed(w, runs, next === undefined);
+    w.resumed += runs;
     if (next === undefined) {
+      this.learn(w, at.now);
       this.open.splice(this.open.indexOf(w), 1);
       if (!this.open.some((o) => !o.held)) this.release();
       return { kind: "closed" };
@@ -333,7 +375,66 @@ export class WindowPlan {
     if (this.open.some((o) => o !== w && !o.atomic && !o.held && o.pages > w.pages)) return 0;
     const room = windowRoom(this, this.open.length, this.budget(at), true);
     const most = halve ? 2 : MAX_PIECES;
-    return Math.min(1 + idle, 1 + missing, 1 + room, most);
+    return Math.min(1 + idle, 1 + missing, 1 + room, most, this.paying(at.now), this.payingPieces(w, at.now));
+  }
+
+  /**
+   * Adds a closed window's exact count to the density sample, when it held all it was opened
+   * with: a lower bound, no cursor at the start, not where another window's cursor resumed.
+   */
+  private learn(w: PlannedWindow, now: number): void {
+    if (w.window.from === undefined || !w.whole || w.drainedBelow === true) return;
+    const range = effectiveRange(w.window, now, this.settings.horizonMs);
+    if (range === undefined) return;
+    if (w.resumed === 0) this.sample.empty = true;
+    this.sample.runs += w.resumed;
+    this.sample.ms += range[1] - range[0] + 1;
+  }
+
+  /**
+   * Entries per ms learnt from the exact counts of closed windows (a window that closes with a
+   * page that is not full held exactly what it returned over its width); `undefined` while they
+   * held fewer than {@link DENSITY_SAMPLE} entries, or once one of them held none (clustered
+   * failures: a density says nothing there, and the rules of before apply).
+   */
+  density(): number | undefined {
+    const { runs, ms, empty } = this.sample;
+    return empty || runs < DENSITY_SAMPLE || ms === 0 ? undefined : runs / ms;
+  }
+
+  /**
+   * The most pieces a split may make now so that every window opened past
+   * {@link SMALL_DRAIN_RUNS} runs pays for itself ({@link PAY_PAGES}): unlimited while the
+   * density is not known or fewer than 500 runs came back.
+   */
+  private paying(now: number): number {
+    const rho = this.density();
+    if (rho === undefined || this.runs <= SMALL_DRAIN_RUNS) return Infinity;
+    const sent = this.open.filter((o) => !o.held);
+    const expected = sent.reduce((sum, o) => sum + this.expected(o, rho, now), 0);
+    const work = this.runs - SMALL_DRAIN_RUNS + expected;
+    const windows = Math.floor(work / (PAY_PAGES * MAX_RUNS_PER_REQUEST));
+    return 1 + Math.max(0, windows - this.openedPast);
+  }
+
+  /** Pieces of `w` each expected to hold {@link PIECE_PAGES} full pages, past 500 runs. */
+  private payingPieces(w: PlannedWindow, now: number): number {
+    const rho = this.density();
+    if (rho === undefined || this.runs <= SMALL_DRAIN_RUNS) return Infinity;
+    return Math.floor(this.expected(w, rho, now) / (PIECE_PAGES * MAX_RUNS_PER_REQUEST));
+  }
+
+  /** Entries `w` is expected to hold still: the density times its width, less what it resumed. */
+  private expected(w: PlannedWindow, rho: number, now: number): number {
+    const range = effectiveRange(w.window, now, this.settings.horizonMs);
+    if (range === undefined) return 0;
+    const [lo, hi] = range;
+    // A window followed by its cursor holds at least one more entry.
+    const more = w.cursor !== undefined ? 1 : 0;
+    if (w.window.from !== undefined) return Math.max(more, rho * (hi - lo + 1) - w.resumed);
+    // Where failures start is not known: as far back again as the window ends before now, or,
+    // when it resumed more than that holds, as much again as it resumed.
+    return Math.max(rho * Math.min(hi - lo + 1, Math.max(now - hi, 1)), w.resumed);
   }
 
   /** The window budget now: the settings', with the smaller daily limit of them and `at`. */
@@ -384,6 +485,9 @@ export class WindowPlan {
     }));
     // The oldest piece starts where `w`'s cursor pages resumed the oldest entries.
     into[0].drainedBelow = w.pages >= 2 || w.drainedBelow === true;
+    // What `w` resumed came from its oldest entries: the oldest piece's count is not whole.
+    into[0].resumed = w.resumed;
+    into[0].whole = w.whole && w.resumed === 0;
     this.open.splice(this.open.indexOf(w), 1, ...into);
     if (probe && into.length === 2) {
       into[1].held = true;
@@ -395,6 +499,7 @@ export class WindowPlan {
       if (clustered) this.release();
     }
     this.splits += into.length - 1;
+    if (this.runs > SMALL_DRAIN_RUNS) this.openedPast += into.length - 1;
     return into;
   }
 
@@ -466,6 +571,8 @@ export class WindowPlan {
       chain: new CursorChain(w.cursor, this.settings.maxEmptyPages),
       restored: restored && w.cursor !== undefined,
       pages: 0,
+      resumed: 0,
+      whole: w.cursor === undefined,
       atomic: false,
       piece: false,
       held: false,

@@ -6,6 +6,7 @@
 import { strict as assert } from "node:assert";
 import { MAX_RUNS_PER_REQUEST } from "../../../client/contract";
 import {
+  DENSITY_SAMPLE,
   PROBE_SHARE,
   WindowPlan,
   targetWindows,
@@ -332,6 +333,69 @@ describe("client/windowPlan (the planner, without I/O)", () => {
     const w = plan.take()!;
     plan.answer(w, 50, "x", AT);
     assert.equal(plan.answer(plan.take()!, 50, "x", AT).kind, "loop");
+  });
+
+  describe("the density learnt from exact counts (past 500 runs, windows that pay for themselves)", () => {
+    /** Sends `w` and closes it with `runs` (a page that is not full: the window's exact count). */
+    const close = (plan: WindowPlan, w: PlannedWindow, runs: number) => plan.answer(w, runs, undefined, AT);
+
+    it("learns entries per ms from a bounded piece that closed, not from one open below", () => {
+      const plan = fresh({ ...SETTINGS, concurrency: 16 });
+      const d = plan.answer(plan.take()!, MAX_RUNS_PER_REQUEST, "c1", AT);
+      assert.equal(d.kind, "split");
+      const pieces = d.kind === "split" ? d.into : [];
+      // The ladder: [.., now − 9 h], (.., now − 90 min], (.., now − 15 min], (now − 15 min, ..).
+      assert.equal(plan.density(), undefined, "nothing closed yet");
+      close(plan, pieces[0], 7);
+      assert.equal(plan.density(), undefined, "a window open below has no width to learn from");
+      const newest = pieces[pieces.length - 1];
+      close(plan, newest, 30);
+      const width = NOW - (newest.window.from as number) + 1;
+      assert.equal(plan.density(), 30 / width, "30 entries over the newest piece's width");
+    });
+
+    it("forgets the density once a bounded piece held nothing (clustered failures)", () => {
+      const plan = fresh();
+      const d = plan.answer(plan.take()!, MAX_RUNS_PER_REQUEST, "c1", AT);
+      const pieces = d.kind === "split" ? d.into : [];
+      close(plan, pieces[pieces.length - 1], 30);
+      assert.notEqual(plan.density(), undefined);
+      close(plan, pieces[pieces.length - 2], 0);
+      assert.equal(plan.density(), undefined);
+    });
+
+    it("trusts no density from fewer than DENSITY_SAMPLE entries", () => {
+      const plan = fresh();
+      const d = plan.answer(plan.take()!, MAX_RUNS_PER_REQUEST, "c1", AT);
+      const pieces = d.kind === "split" ? d.into : [];
+      close(plan, pieces[pieces.length - 1], DENSITY_SAMPLE - 1);
+      assert.equal(plan.density(), undefined);
+    });
+
+    it("drains 1,200 evenly spread entries in at most ceil(N/50) + 6 = 30 requests; at 2,500 the gate still gets its windows", () => {
+      // With the planner alone (answers in a fixed order); the 90-day horizon is bench 9's.
+      for (const horizonMs of [3 * DAY, 7 * DAY]) {
+        const dlq = new FakeDlq(DISTRIBUTIONS.uniform3d(1_200));
+        const requests = drive(dlq, fresh({ ...SETTINGS, horizonMs }), 7);
+        assert.equal(dlq.remaining, 0);
+        assert.ok(requests <= 30, `${requests} requests > 30 (horizon ${horizonMs / DAY} days)`);
+      }
+      // Without the density rule, the same drain opened up to 7 windows past 500 runs: 36 to 38.
+      const big = new FakeDlq(DISTRIBUTIONS.uniform3d(2_500));
+      const plan = fresh({ ...SETTINGS, horizonMs: 7 * DAY });
+      let most = 0;
+      const flying: PlannedWindow[] = [];
+      for (;;) {
+        for (let w = plan.take(); w !== undefined; w = flying.length < 7 ? plan.take() : undefined)
+          flying.push(w);
+        most = Math.max(most, plan.open.filter((o) => !o.held).length);
+        const w = flying.shift();
+        if (w === undefined) break;
+        answerFrom(big, plan, w, { ...AT, inFlight: flying.length });
+      }
+      assert.equal(big.remaining, 0);
+      assert.ok(most >= targetWindows(16, AT), `at most ${most} windows open at 2,500 entries`);
+    });
   });
 
   describe("every distribution: each entry once, within the request bound", () => {
