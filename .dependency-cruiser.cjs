@@ -22,9 +22,9 @@ module.exports = {
     {
       name: "core-below-components",
       severity: "error",
-      comment: "core/ is the layer below components/ and policies/: it imports neither.",
+      comment: "core/ is the layer below components/, policies/ and provider/: it imports none of them.",
       from: { path: "^core/" },
-      to: { path: "^(components|policies)/" },
+      to: { path: "^(components|policies|provider)/" },
     },
   ],
   options: {

@@ -12,3 +12,5 @@ export const ACCOUNT_TYPE = "pulumi-nodejs:dynamic/svc:Account";
 export const DLQ_RECOVERY_TYPE = "pulumi-nodejs:dynamic/svc:DlqRecovery";
 /** The type token of `Workflow` (a component resource). */
 export const WORKFLOW_TYPE = "svc:index:Workflow";
+/** The type token of `Account` served by the svc provider (`provider/`), for YAML programs. */
+export const ACCOUNT_PROVIDER_TYPE = "svc:index:Account";

@@ -15,7 +15,7 @@ import ts from "typescript";
 export const MAX_FUNCTION_LINES = 80;
 
 /** The folders the check covers by default. */
-export const PRODUCT_FOLDERS = ["components", "client", "core", "policies", "emulator"] as const;
+export const PRODUCT_FOLDERS = ["components", "client", "core", "policies", "provider", "emulator"] as const;
 
 /**
  * Functions known to be too long, each being shortened by another change: `file:name`. The ONLY

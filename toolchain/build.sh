@@ -27,7 +27,7 @@ mkdir -p "$TC"
 
 sources_hash() {
   {
-    find bin core components client emulator policies -type f \( -name '*.ts' -o -name '*.json' \) ! -name '*.test.ts' -print0 |
+    find bin core components client emulator policies provider -type f \( -name '*.ts' -o -name '*.json' -o -name '*.yaml' \) ! -name '*.test.ts' -print0 |
       LC_ALL=C sort -z | xargs -0 sha256sum
     sha256sum tsconfig.json tsconfig.build.json package-lock.json
   } | sha256sum | cut -c1-16
@@ -47,5 +47,7 @@ rm -rf dist "$stamp"
   printf '[build] error: tsc -p tsconfig.build.json failed (above; also in .toolchain/build.log).\n' >&2
   exit 1
 }
+# The provider's plugin folder (dist/provider) needs its PulumiPlugin.yaml, which tsc does not copy.
+cp provider/PulumiPlugin.yaml dist/provider/PulumiPlugin.yaml
 echo "$hash" >"$stamp"
 log "dist/ built in $((SECONDS - start)) s"

@@ -1,0 +1,135 @@
+/**
+ * `svc:index:Account` served by the svc provider: an adapter from the provider protocol's
+ * calls to the one implementation of the Account's logic, `AccountProvider`
+ * (`components/providers/account.ts`). It supplies the resource's name (from its URN, as
+ * `accountName`, which the logic names it by in messages; never stored) and says which
+ * properties are secrets; values come and go unwrapped (`properties.ts` wraps them).
+ *
+ * @packageDocumentation
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { AccountProvider, type AccountInputs, type AccountOutputs } from "../components/providers/account";
+import { ACCOUNT_FIELD_LIST } from "../core/accountFields";
+import type { StackConfigReader } from "../core/connection";
+import { UNKNOWN } from "../core/unknownValue";
+import { accountInputs, secretAccountOutputs } from "./schema";
+
+/** Properties and the names of those that are secrets. */
+export interface Props {
+  readonly values: Record<string, unknown>;
+  readonly secrets: ReadonlySet<string>;
+}
+
+/** The result of `check`. */
+export interface AccountCheck {
+  readonly inputs: Props;
+  readonly failures: ReadonlyArray<{ property: string; reason: string }>;
+}
+
+/** The resource's name: the last part of its URN (`urn:pulumi:dev::proj::svc:index:Account::account`). */
+export function nameOfUrn(urn: string): string {
+  return urn.slice(urn.lastIndexOf("::") + 2);
+}
+
+/** `values` with the resource's name as `accountName`. */
+function named(urn: string, values: Record<string, unknown>): Record<string, unknown> {
+  return { ...values, accountName: nameOfUrn(urn) };
+}
+
+/** `values` without `accountName` (the name is the URN's, never stored). */
+function unnamed(values: Record<string, unknown>): Record<string, unknown> {
+  const { accountName: _, ...rest } = values;
+  return rest;
+}
+
+/** The secrets of the inputs: the schema's, and whatever arrived secret. */
+function inputSecrets(news: Props): Set<string> {
+  const schema = Object.entries(accountInputs()).filter(([, p]) => p.secret);
+  return new Set([...news.secrets, ...schema.map(([n]) => n)]);
+}
+
+/** The secrets of the outputs: the schema's, and the inputs that arrived secret. */
+function outputSecrets(news: Props): Set<string> {
+  return new Set([...news.secrets, ...secretAccountOutputs()]);
+}
+
+/** The Account resource of the svc provider. */
+export class AccountResource {
+  /**
+   * @param logic - the Account's logic (tests pass one with their own environment)
+   */
+  constructor(private readonly logic: AccountProvider = new AccountProvider()) {}
+
+  /** Hands the provider's configuration (the `svc:` stack config) to the logic. */
+  async configure(config: StackConfigReader): Promise<void> {
+    // The logic reads `config` as a stack-config reader (`Settings`), nothing else of the request.
+    await this.logic.configure({ config } as unknown as pulumi.dynamic.ConfigureRequest);
+  }
+
+  async check(urn: string, olds: Props, news: Props): Promise<AccountCheck> {
+    const res = await this.logic.check(
+      named(urn, olds.values) as AccountInputs,
+      named(urn, news.values) as AccountInputs,
+    );
+    const failures = (res.failures ?? []).map((f) => ({ property: f.property, reason: f.reason }));
+    const inputs = unnamed((res.inputs ?? news.values) as Record<string, unknown>);
+    return { inputs: { values: inputs, secrets: inputSecrets(news) }, failures };
+  }
+
+  async diff(id: string, urn: string, olds: Props, news: Props): Promise<boolean> {
+    const res = await this.logic.diff(
+      id,
+      named(urn, olds.values) as AccountOutputs,
+      named(urn, news.values) as AccountInputs,
+    );
+    return res.changes === true;
+  }
+
+  async create(urn: string, news: Props, preview: boolean): Promise<{ id: string; outputs: Props }> {
+    if (preview) return { id: "", outputs: this.previewOutputs(news) };
+    const res = await this.logic.create(named(urn, news.values) as AccountInputs);
+    return { id: res.id, outputs: { values: unnamed(res.outs ?? {}), secrets: outputSecrets(news) } };
+  }
+
+  async update(id: string, urn: string, olds: Props, news: Props, preview: boolean): Promise<Props> {
+    if (preview) return this.previewOutputs(news);
+    const res = await this.logic.update(
+      id,
+      named(urn, olds.values) as AccountOutputs,
+      named(urn, news.values) as AccountInputs,
+    );
+    return { values: unnamed(res.outs ?? {}), secrets: outputSecrets(news) };
+  }
+
+  /**
+   * `pulumi refresh` (and, with no properties, `pulumi import`): the record read again.
+   * The inputs are the request's, else the connection inputs kept in the outputs.
+   */
+  async read(
+    id: string,
+    urn: string,
+    props: Props,
+    inputs: Props,
+  ): Promise<{ id: string; outputs: Props; inputs: Props }> {
+    const res = await this.logic.read(id, named(urn, props.values) as AccountOutputs);
+    const outputs = unnamed(res.props ?? {});
+    const given = Object.keys(inputs.values).length > 0;
+    const kept = Object.fromEntries(
+      Object.entries(accountInputs())
+        .filter(([, p]) => !p.secret)
+        .map(([k]) => [k, outputs[k]]),
+    );
+    return {
+      id: res.id ?? id,
+      outputs: { values: outputs, secrets: outputSecrets(inputs) },
+      inputs: given ? inputs : { values: kept, secrets: inputSecrets(inputs) },
+    };
+  }
+
+  /** The outputs of a preview: the inputs, and every field of the record unknown. */
+  private previewOutputs(news: Props): Props {
+    const values: Record<string, unknown> = { ...news.values };
+    for (const f of ACCOUNT_FIELD_LIST) values[f.output] = UNKNOWN;
+    return { values, secrets: outputSecrets(news) };
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * `pulumi-resource-svc`: the svc resource provider's entry. The engine starts it through the
+ * Node.js language host (`PulumiPlugin.yaml` in this folder, `runtime: nodejs`) when a program's
+ * `Pulumi.yaml` names this folder (`plugins: providers: [{name: svc, path: …}]`).
+ *
+ * @packageDocumentation
+ */
+import "../client/requireNode"; // first: one clear error on a Node.js older than 22.19
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { serve } from "./server";
+
+/** The package's version (`package.json`, two folders up from `dist/provider/`, one from `provider/`). */
+function packageVersion(): string {
+  for (const rel of ["../../package.json", "../package.json"]) {
+    const file = path.join(__dirname, rel);
+    if (fs.existsSync(file))
+      return (JSON.parse(fs.readFileSync(file, "utf8")) as { version: string }).version;
+  }
+  return "0.0.0";
+}
+
+void serve(packageVersion());

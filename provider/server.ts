@@ -1,0 +1,164 @@
+/**
+ * The svc provider's gRPC server: the provider protocol (`pulumirpc.ResourceProvider`) served with
+ * the stubs `@pulumi/pulumi` publishes, and the plugin handshake (the port on the first line of
+ * stdout). Each call unmarshals its properties (`properties.ts`), hands them to the resource's
+ * adapter (`account.ts`) or the configuration (`config.ts`), and marshals the answer.
+ *
+ * @packageDocumentation
+ */
+import * as grpc from "@grpc/grpc-js";
+import { Empty } from "google-protobuf/google/protobuf/empty_pb";
+import { ResourceProviderService } from "@pulumi/pulumi/proto/provider_grpc_pb";
+import * as rpc from "@pulumi/pulumi/proto/provider_pb";
+import { PluginInfo } from "@pulumi/pulumi/proto/plugin_pb";
+import { ACCOUNT_PROVIDER_TYPE } from "../core/typeTokens";
+import { AccountResource } from "./account";
+import { changedConfig, checkConfig, configReader } from "./config";
+import { marshal, unmarshal } from "./properties";
+import { packageSchema } from "./schema";
+
+/** A unary call's handler. */
+type Handler<Req, Res> = (call: grpc.ServerUnaryCall<Req, Res>, cb: grpc.sendUnaryData<Res>) => void;
+
+/** A handler from an async function: a rejection is answered with its message (no stack trace). */
+function unary<Req, Res>(fn: (req: Req) => Promise<Res>): Handler<Req, Res> {
+  return (call, cb) => {
+    fn(call.request).then(
+      (res) => cb(null, res),
+      (e: unknown) => cb({ code: grpc.status.UNKNOWN, details: e instanceof Error ? e.message : String(e) }),
+    );
+  };
+}
+
+/** The Account adapter for a request's type, or an error naming the type. */
+function resourceOf(account: AccountResource, urn: string): AccountResource {
+  const type = urn.split("::")[2];
+  if (type !== ACCOUNT_PROVIDER_TYPE)
+    throw new Error(`The svc provider does not serve the type \`${type}\`.`);
+  return account;
+}
+
+/** Check failures as the protocol carries them. */
+function failuresOf(list: ReadonlyArray<{ property: string; reason: string }>): rpc.CheckFailure[] {
+  return list.map((f) => new rpc.CheckFailure().setProperty(f.property).setReason(f.reason));
+}
+
+/** The handlers of the provider's configuration, schema and plugin info. */
+function providerHandlers(account: AccountResource, version: string) {
+  return {
+    getPluginInfo: unary(async () => new PluginInfo().setVersion(version)),
+    getSchema: unary(async () =>
+      new rpc.GetSchemaResponse().setSchema(JSON.stringify(packageSchema(version))),
+    ),
+    checkConfig: unary(async (req: rpc.CheckRequest) => {
+      const news = unmarshal(req.getNews());
+      return new rpc.CheckResponse()
+        .setInputs(marshal(news.values, news.secrets))
+        .setFailuresList(failuresOf(checkConfig(news.values)));
+    }),
+    diffConfig: unary(async (req: rpc.DiffRequest) => {
+      const changed = changedConfig(unmarshal(req.getOldInputs()).values, unmarshal(req.getNews()).values);
+      return new rpc.DiffResponse()
+        .setChanges(
+          changed.length > 0
+            ? rpc.DiffResponse.DiffChanges.DIFF_SOME
+            : rpc.DiffResponse.DiffChanges.DIFF_NONE,
+        )
+        .setDiffsList(changed);
+    }),
+    configure: unary(async (req: rpc.ConfigureRequest) => {
+      await account.configure(configReader(unmarshal(req.getArgs()).values));
+      return new rpc.ConfigureResponse().setAcceptsecrets(true).setSupportspreview(true);
+    }),
+    cancel: unary(async () => new Empty()),
+  };
+}
+
+/** The handlers of the resource calls. */
+function resourceHandlers(account: AccountResource) {
+  return {
+    check: unary(async (req: rpc.CheckRequest) => {
+      const news = unmarshal(req.getNews());
+      const res = await resourceOf(account, req.getUrn()).check(req.getUrn(), unmarshal(req.getOlds()), news);
+      return new rpc.CheckResponse()
+        .setInputs(marshal(res.inputs.values, res.inputs.secrets))
+        .setFailuresList(failuresOf(res.failures));
+    }),
+    diff: unary(async (req: rpc.DiffRequest) => {
+      const r = resourceOf(account, req.getUrn());
+      const changed = await r.diff(
+        req.getId(),
+        req.getUrn(),
+        unmarshal(req.getOlds()),
+        unmarshal(req.getNews()),
+      );
+      return new rpc.DiffResponse().setChanges(
+        changed ? rpc.DiffResponse.DiffChanges.DIFF_SOME : rpc.DiffResponse.DiffChanges.DIFF_NONE,
+      );
+    }),
+    create: unary(async (req: rpc.CreateRequest) => {
+      const r = resourceOf(account, req.getUrn());
+      const res = await r.create(req.getUrn(), unmarshal(req.getProperties()), req.getPreview());
+      return new rpc.CreateResponse()
+        .setId(res.id)
+        .setProperties(marshal(res.outputs.values, res.outputs.secrets));
+    }),
+    update: unary(async (req: rpc.UpdateRequest) => {
+      const r = resourceOf(account, req.getUrn());
+      const olds = unmarshal(req.getOlds());
+      const outs = await r.update(
+        req.getId(),
+        req.getUrn(),
+        olds,
+        unmarshal(req.getNews()),
+        req.getPreview(),
+      );
+      return new rpc.UpdateResponse().setProperties(marshal(outs.values, outs.secrets));
+    }),
+    read: unary(async (req: rpc.ReadRequest) => {
+      const r = resourceOf(account, req.getUrn());
+      const res = await r.read(
+        req.getId(),
+        req.getUrn(),
+        unmarshal(req.getProperties()),
+        unmarshal(req.getInputs()),
+      );
+      return new rpc.ReadResponse()
+        .setId(res.id)
+        .setProperties(marshal(res.outputs.values, res.outputs.secrets))
+        .setInputs(marshal(res.inputs.values, res.inputs.secrets));
+    }),
+    // The account is only read, never managed: nothing to delete at the service.
+    delete: unary(async (req: rpc.DeleteRequest) => (resourceOf(account, req.getUrn()), new Empty())),
+  };
+}
+
+/**
+ * Starts the provider's server on a loopback port and prints the port on stdout's first line
+ * (the plugin handshake). Resolves with the server and its port.
+ *
+ * @param version - the version the provider reports (`GetPluginInfo`, the schema)
+ * @param account - the Account adapter (tests pass one with their own environment)
+ */
+export async function serve(
+  version: string,
+  account: AccountResource = new AccountResource(),
+  print: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+): Promise<{ server: grpc.Server; port: number }> {
+  const server = new grpc.Server({
+    "grpc.max_receive_message_length": 400 * 1024 * 1024,
+    "grpc.max_send_message_length": 400 * 1024 * 1024,
+  });
+  // Methods left out (Handshake, Construct, Invoke, ...) answer UNIMPLEMENTED.
+  server.addService(ResourceProviderService, {
+    ...providerHandlers(account, version),
+    ...resourceHandlers(account),
+  } as unknown as grpc.UntypedServiceImplementation);
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
+  );
+  print(String(port));
+  return { server, port };
+}

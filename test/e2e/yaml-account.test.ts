@@ -1,0 +1,115 @@
+/**
+ * `svc:index:Account` in a YAML program, served by the svc provider (`provider/`, built to
+ * `dist/provider`) that the program finds through `plugins.providers` in its `Pulumi.yaml`, with
+ * no download: the real CLI, the YAML language host (toolchain/provision-yaml.sh) and the
+ * emulator over loopback, on the project's own backend, home and passphrase. The provider's
+ * config comes from stack config (`svc:password` and `svc:token` secret).
+ */
+import * as assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import * as path from "node:path";
+import { promisify } from "node:util";
+import { startEmulator, type RunningEmulator } from "../../emulator";
+import { ACCOUNT_PROVIDER_TYPE } from "../../core/typeTokens";
+import { PulumiProject, REPO_ROOT, resourceOfType } from "../helpers/pulumi";
+import { assertNoSecrets, secretForms } from "../helpers/secrets";
+
+const CREDS = {
+  token: "tok-e2e-yaml-account-6d2f8a1c",
+  username: "platform@example.com",
+  password: "pw-e2e-yaml-account-3b7e9c5d",
+};
+
+/** The program: one Account, two of its outputs. The provider is found in the installed package. */
+const PROGRAM = `name: yaml-account
+runtime: yaml
+plugins:
+  providers:
+    - name: svc
+      path: ./node_modules/pulumi-svc/dist/provider
+resources:
+  account:
+    type: ${ACCOUNT_PROVIDER_TYPE}
+outputs:
+  maxParallelism: \${account.maxParallelism}
+  plan: \${account.type}
+  token: \${account.token}
+`;
+
+describe("e2e: a YAML program declares svc:index:Account (the svc provider)", function () {
+  this.timeout(600_000);
+  let emulator: RunningEmulator;
+  let p: PulumiProject;
+
+  before(async function () {
+    this.timeout(1_800_000);
+    await promisify(execFile)("bash", [path.join(REPO_ROOT, "toolchain", "provision-yaml.sh")]);
+    emulator = await startEmulator({ plan: "free", ...CREDS });
+    p = await PulumiProject.create({ name: "yaml-account", program: "", files: { "Pulumi.yaml": PROGRAM } });
+    await p.setConfig("svc:accountApiUrl", emulator.url);
+    await p.setConfig("svc:username", CREDS.username);
+    await p.setConfig("svc:password", CREDS.password, true);
+    await p.setConfig("svc:token", CREDS.token, true);
+  });
+  after(async () => {
+    try {
+      if (p) assertNoSecrets({ "CLI output": p.transcript }, secretForms(CREDS));
+    } finally {
+      await p?.cleanup();
+      await emulator?.close();
+    }
+  });
+
+  it("`pulumi preview` plans to create the Account", async () => {
+    const res = await p.preview();
+    assert.match(res.stdout, /\+ svc:index:Account: \(create\)/);
+  });
+
+  it("`pulumi up` stores the record's fields as outputs: a number, the plan, the token a secret", async () => {
+    await p.up();
+    const outputs = await p.outputs();
+    assert.equal(outputs.maxParallelism, 2);
+    assert.equal(outputs.plan, "free");
+    assert.equal(outputs.token, "[secret]");
+    assert.equal((await p.outputs(true)).token, CREDS.token);
+  });
+
+  it("the exported state holds the password and the token only as secrets", async () => {
+    const { text, deployment } = await p.exportState();
+    assertNoSecrets({ "exported state": text }, secretForms(CREDS));
+    const account = resourceOfType(deployment, ACCOUNT_PROVIDER_TYPE);
+    for (const k of ["password", "token"]) {
+      assert.equal((account.outputs?.[k] as Record<string, unknown>)?.ciphertext !== undefined, true, k);
+    }
+    assert.equal(account.outputs?.accountName, undefined, "the name is the URN's, not stored");
+  });
+
+  it("`pulumi refresh` reads the record again: a plan upgrade at the service is an update", async () => {
+    const upgraded = await fetch(`${emulator.url}/admin/plan`, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ plan: "payg" }),
+    });
+    assert.equal(upgraded.status, 200);
+    const res = await p.refresh();
+    assert.match(res.stdout, /~ 1 updated/, res.stdout);
+    const { deployment } = await p.exportState();
+    assert.equal(resourceOfType(deployment, ACCOUNT_PROVIDER_TYPE).outputs?.maxParallelism, 10);
+    await p.preview(["--expect-no-changes"]);
+  });
+
+  it("a mistyped `svc:tokn` fails the preview with the did-you-mean hint", async () => {
+    await p.setConfig("svc:tokn", CREDS.token, true);
+    try {
+      const res = await p.preview([], { allowFailure: true });
+      const out = `${res.stdout}\n${res.stderr}`;
+      assert.notEqual(res.code, 0, out);
+      assert.match(
+        out,
+        /The stack config has `svc:tokn`, which is no setting of pulumi-svc: did you mean `svc:token`\?/,
+      );
+    } finally {
+      await p.cli(["config", "rm", "svc:tokn"]);
+    }
+  });
+});
