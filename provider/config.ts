@@ -42,10 +42,12 @@ export interface ConfigFailure {
 /**
  * The failures of provider inputs: each key that is no setting, with the nearest setting
  * ("The stack config has `svc:tokn`, which is no setting of pulumi-svc: did you mean `svc:token`?").
+ * A failure of the provider as a whole (no property): the engine would print the value of a
+ * named property beside the message, and the message names the key already.
  */
 export function checkConfig(values: Record<string, unknown>): ConfigFailure[] {
   return unknownConfigKeys([...configEntries(values).keys()]).map((u) => ({
-    property: u.key.slice(PACKAGE_NAME.length + 1),
+    property: "",
     reason: configKeyHint(u),
   }));
 }

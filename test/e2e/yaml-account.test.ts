@@ -106,8 +106,9 @@ describe("e2e: a YAML program declares svc:index:Account (the svc provider)", fu
       assert.notEqual(res.code, 0, out);
       assert.match(
         out,
-        /The stack config has `svc:tokn`, which is no setting of pulumi-svc: did you mean `svc:token`\?/,
+        /error: pulumi:providers:svc resource 'default' has a problem: The stack config has `svc:tokn`, which is no setting of pulumi-svc: did you mean `svc:token`\?/,
       );
+      assert.equal(out.match(/did you mean/g)?.length, 1, out);
     } finally {
       await p.cli(["config", "rm", "svc:tokn"]);
     }
