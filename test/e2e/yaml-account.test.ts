@@ -7,6 +7,7 @@
  */
 import * as assert from "node:assert/strict";
 import { execFile } from "node:child_process";
+import * as fs from "node:fs";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { startEmulator, type RunningEmulator } from "../../emulator";
@@ -20,21 +21,18 @@ const CREDS = {
   password: "pw-e2e-yaml-account-3b7e9c5d",
 };
 
-/** The program: one Account, two of its outputs. The provider is found in the installed package. */
-const PROGRAM = `name: yaml-account
-runtime: yaml
-plugins:
-  providers:
-    - name: svc
-      path: ./node_modules/pulumi-svc/dist/provider
-resources:
-  account:
-    type: ${ACCOUNT_PROVIDER_TYPE}
-outputs:
-  maxParallelism: \${account.maxParallelism}
-  plan: \${account.type}
-  token: \${account.token}
-`;
+/**
+ * The program: the README's (section "YAML programs (preview)"), verbatim but for its name. One
+ * Account and three of its outputs; the provider is found in the installed package.
+ */
+const PROGRAM = ((): string => {
+  const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+  const start = readme.indexOf("### YAML programs (preview)");
+  const block = /^```yaml\n([\s\S]*?)^```$/m.exec(readme.slice(start))?.[1];
+  assert.ok(start >= 0 && block, "README has the section and its Pulumi.yaml");
+  assert.match(block, /type: svc:index:Account/);
+  return block.replace(/^name: .*$/m, "name: yaml-account");
+})();
 
 describe("e2e: a YAML program declares svc:index:Account (the svc provider)", function () {
   this.timeout(600_000);
