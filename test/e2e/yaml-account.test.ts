@@ -111,4 +111,20 @@ describe("e2e: a YAML program declares svc:index:Account (the svc provider)", fu
       await p.cli(["config", "rm", "svc:tokn"]);
     }
   });
+
+  it("a refused password fails the preview once, saying where it came from, with no stack trace", async () => {
+    await p.setConfig("svc:password", "pw-wrong-yaml-4e8a2c", true);
+    try {
+      const res = await p.preview([], { allowFailure: true });
+      const out = `${res.stdout}\n${res.stderr}`;
+      assert.notEqual(res.code, 0, out);
+      assert.match(out, /rejected the credentials \(HTTP 401\)/);
+      assert.match(out, /`password` from the stack config `svc:password`/);
+      assert.equal(out.match(/HTTP 401/g)?.length, 1, out);
+      assert.doesNotMatch(out, /^\s+at /m, out);
+      assert.ok(!out.includes("pw-wrong-yaml-4e8a2c"));
+    } finally {
+      await p.setConfig("svc:password", CREDS.password, true);
+    }
+  });
 });
