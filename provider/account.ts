@@ -126,6 +126,11 @@ export class AccountResource {
     };
   }
 
+  /** Deletes the Account: the logic's `delete`, which leaves the account at the service untouched. */
+  async delete(): Promise<void> {
+    await this.logic.delete();
+  }
+
   /** The outputs of a preview: the inputs, and every field of the record unknown. */
   private previewOutputs(news: Props): Props {
     const values: Record<string, unknown> = { ...news.values };

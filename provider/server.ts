@@ -128,8 +128,10 @@ function resourceHandlers(account: AccountResource) {
         .setProperties(marshal(res.outputs.values, res.outputs.secrets))
         .setInputs(marshal(res.inputs.values, res.inputs.secrets));
     }),
-    // The account is only read, never managed: nothing to delete at the service.
-    delete: unary(async (req: rpc.DeleteRequest) => (resourceOf(account, req.getUrn()), new Empty())),
+    delete: unary(async (req: rpc.DeleteRequest) => {
+      await resourceOf(account, req.getUrn()).delete();
+      return new Empty();
+    }),
   };
 }
 
@@ -139,6 +141,7 @@ function resourceHandlers(account: AccountResource) {
  *
  * @param version - the version the provider reports (`GetPluginInfo`, the schema)
  * @param account - the Account adapter (tests pass one with their own environment)
+ * @param print - writes the handshake line (stdout by default)
  */
 export async function serve(
   version: string,

@@ -127,4 +127,15 @@ describe("e2e: a YAML program declares svc:index:Account (the svc provider)", fu
       await p.setConfig("svc:password", CREDS.password, true);
     }
   });
+
+  it("`pulumi destroy` removes the Account from the stack and leaves the account at the service", async () => {
+    await p.destroy();
+    assert.deepEqual((await p.exportState()).deployment.resources ?? [], []);
+    const res = await fetch(`${emulator.url}/v2/svc/user`, {
+      headers: {
+        authorization: `Basic ${Buffer.from(`${CREDS.username}:${CREDS.password}`).toString("base64")}`,
+      },
+    });
+    assert.equal(res.status, 200);
+  });
 });
