@@ -35,7 +35,7 @@ sources_hash() {
 
 stamp="$TC/build.stamp"
 hash="$(sources_hash)"
-if [[ -f dist/policies/index.js && -f dist/components/index.js && -f "$stamp" && "$(cat "$stamp")" == "$hash" ]]; then
+if [[ -f dist/policies/index.js && -f dist/components/index.js && -f dist/provider/PulumiPlugin.yaml && -f "$stamp" && "$(cat "$stamp")" == "$hash" ]]; then
   exit 0
 fi
 
