@@ -93,6 +93,11 @@ describe("e2e: a YAML program declares svc:index:Account (the svc provider)", fu
     assert.match(res.stdout, /~ 1 updated/, res.stdout);
     const { deployment } = await p.exportState();
     assert.equal(resourceOfType(deployment, ACCOUNT_PROVIDER_TYPE).outputs?.maxParallelism, 10);
+    // What `read` returned is stored with its secrets wrapped too.
+    assertNoSecrets(
+      { "state after refresh": JSON.stringify(deployment), refresh: res.stdout + res.stderr },
+      secretForms(CREDS),
+    );
     await p.preview(["--expect-no-changes"]);
   });
 
