@@ -12,19 +12,8 @@ import { AccountProvider, type AccountInputs, type AccountOutputs } from "../com
 import { ACCOUNT_FIELD_LIST } from "../core/accountFields";
 import type { StackConfigReader } from "../core/connection";
 import { UNKNOWN } from "../core/unknownValue";
+import type { CheckResult, Props, ReadResult, ResourceAdapter } from "./resource";
 import { accountInputs, secretAccountOutputs } from "./schema";
-
-/** Properties and the names of those that are secrets. */
-export interface Props {
-  readonly values: Record<string, unknown>;
-  readonly secrets: ReadonlySet<string>;
-}
-
-/** The result of `check`. */
-export interface AccountCheck {
-  readonly inputs: Props;
-  readonly failures: ReadonlyArray<{ property: string; reason: string }>;
-}
 
 /** The resource's name: the last part of its URN (`urn:pulumi:dev::proj::svc:index:Account::account`). */
 export function nameOfUrn(urn: string): string {
@@ -54,7 +43,7 @@ function outputSecrets(news: Props): Set<string> {
 }
 
 /** The Account resource of the svc provider. */
-export class AccountResource {
+export class AccountResource implements ResourceAdapter {
   /**
    * @param logic - the Account's logic (tests pass one with their own environment)
    */
@@ -66,7 +55,7 @@ export class AccountResource {
     await this.logic.configure({ config } as unknown as pulumi.dynamic.ConfigureRequest);
   }
 
-  async check(urn: string, olds: Props, news: Props): Promise<AccountCheck> {
+  async check(urn: string, olds: Props, news: Props): Promise<CheckResult> {
     const res = await this.logic.check(
       named(urn, olds.values) as AccountInputs,
       named(urn, news.values) as AccountInputs,
@@ -105,12 +94,7 @@ export class AccountResource {
    * `pulumi refresh` (and, with no properties, `pulumi import`): the record read again.
    * The inputs are the request's, else the connection inputs kept in the outputs.
    */
-  async read(
-    id: string,
-    urn: string,
-    props: Props,
-    inputs: Props,
-  ): Promise<{ id: string; outputs: Props; inputs: Props }> {
+  async read(id: string, urn: string, props: Props, inputs: Props): Promise<ReadResult> {
     const res = await this.logic.read(id, named(urn, props.values) as AccountOutputs);
     const outputs = unnamed(res.props ?? {});
     const given = Object.keys(inputs.values).length > 0;
@@ -125,6 +109,9 @@ export class AccountResource {
       inputs: given ? inputs : { values: kept, secrets: inputSecrets(inputs) },
     };
   }
+
+  /** Nothing of an Account runs between calls: a `Cancel` has nothing to stop. */
+  async cancel(): Promise<void> {}
 
   /** Deletes the Account: the logic's `delete`, which leaves the account at the service untouched. */
   async delete(): Promise<void> {

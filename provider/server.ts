@@ -2,7 +2,7 @@
  * The svc provider's gRPC server: the provider protocol (`pulumirpc.ResourceProvider`) served with
  * the stubs `@pulumi/pulumi` publishes, and the plugin handshake (the port on the first line of
  * stdout). Each call unmarshals its properties (`properties.ts`), hands them to the resource's
- * adapter (`account.ts`) or the configuration (`config.ts`), and marshals the answer.
+ * adapter (`resource.ts`: one per type, `account.ts` …) or the configuration (`config.ts`), and marshals the answer.
  *
  * @packageDocumentation
  */
@@ -13,6 +13,7 @@ import * as rpc from "@pulumi/pulumi/proto/provider_pb";
 import { PluginInfo } from "@pulumi/pulumi/proto/plugin_pb";
 import { ACCOUNT_PROVIDER_TYPE } from "../core/typeTokens";
 import { AccountResource } from "./account";
+import type { ResourceAdapter } from "./resource";
 import { changedConfig, checkConfig, configReader } from "./config";
 import { marshal, unmarshal } from "./properties";
 import { packageSchema } from "./schema";
@@ -30,12 +31,20 @@ function unary<Req, Res>(fn: (req: Req) => Promise<Res>): Handler<Req, Res> {
   };
 }
 
-/** The Account adapter for a request's type, or an error naming the type. */
-function resourceOf(account: AccountResource, urn: string): AccountResource {
+/** The resource types the provider serves, by type token. */
+export type Served = ReadonlyMap<string, ResourceAdapter>;
+
+/** The resource types of the provider the CLI loads, each with its logic. */
+export function servedTypes(): Served {
+  return new Map<string, ResourceAdapter>([[ACCOUNT_PROVIDER_TYPE, new AccountResource()]]);
+}
+
+/** The adapter of a request's type (the URN's), or an error naming the type. */
+function resourceOf(served: Served, urn: string): ResourceAdapter {
   const type = urn.split("::")[2];
-  if (type !== ACCOUNT_PROVIDER_TYPE)
-    throw new Error(`The svc provider does not serve the type \`${type}\`.`);
-  return account;
+  const r = served.get(type);
+  if (r === undefined) throw new Error(`The svc provider does not serve the type \`${type}\`.`);
+  return r;
 }
 
 /** Check failures as the protocol carries them. */
@@ -44,7 +53,7 @@ function failuresOf(list: ReadonlyArray<{ property: string; reason: string }>): 
 }
 
 /** The handlers of the provider's configuration, schema and plugin info. */
-function providerHandlers(account: AccountResource, version: string) {
+function providerHandlers(served: Served, version: string) {
   return {
     getPluginInfo: unary(async () => new PluginInfo().setVersion(version)),
     getSchema: unary(async () =>
@@ -67,25 +76,29 @@ function providerHandlers(account: AccountResource, version: string) {
         .setDiffsList(changed);
     }),
     configure: unary(async (req: rpc.ConfigureRequest) => {
-      await account.configure(configReader(unmarshal(req.getArgs()).values));
+      const config = configReader(unmarshal(req.getArgs()).values);
+      await Promise.all([...served.values()].map((r) => r.configure(config)));
       return new rpc.ConfigureResponse().setAcceptsecrets(true).setSupportspreview(true);
     }),
-    cancel: unary(async () => new Empty()),
+    cancel: unary(async () => {
+      await Promise.all([...served.values()].map((r) => r.cancel()));
+      return new Empty();
+    }),
   };
 }
 
 /** The handlers of the resource calls. */
-function resourceHandlers(account: AccountResource) {
+function resourceHandlers(served: Served) {
   return {
     check: unary(async (req: rpc.CheckRequest) => {
       const news = unmarshal(req.getNews());
-      const res = await resourceOf(account, req.getUrn()).check(req.getUrn(), unmarshal(req.getOlds()), news);
+      const res = await resourceOf(served, req.getUrn()).check(req.getUrn(), unmarshal(req.getOlds()), news);
       return new rpc.CheckResponse()
         .setInputs(marshal(res.inputs.values, res.inputs.secrets))
         .setFailuresList(failuresOf(res.failures));
     }),
     diff: unary(async (req: rpc.DiffRequest) => {
-      const r = resourceOf(account, req.getUrn());
+      const r = resourceOf(served, req.getUrn());
       const changed = await r.diff(
         req.getId(),
         req.getUrn(),
@@ -97,14 +110,14 @@ function resourceHandlers(account: AccountResource) {
       );
     }),
     create: unary(async (req: rpc.CreateRequest) => {
-      const r = resourceOf(account, req.getUrn());
+      const r = resourceOf(served, req.getUrn());
       const res = await r.create(req.getUrn(), unmarshal(req.getProperties()), req.getPreview());
       return new rpc.CreateResponse()
         .setId(res.id)
         .setProperties(marshal(res.outputs.values, res.outputs.secrets));
     }),
     update: unary(async (req: rpc.UpdateRequest) => {
-      const r = resourceOf(account, req.getUrn());
+      const r = resourceOf(served, req.getUrn());
       const olds = unmarshal(req.getOlds());
       const outs = await r.update(
         req.getId(),
@@ -116,7 +129,7 @@ function resourceHandlers(account: AccountResource) {
       return new rpc.UpdateResponse().setProperties(marshal(outs.values, outs.secrets));
     }),
     read: unary(async (req: rpc.ReadRequest) => {
-      const r = resourceOf(account, req.getUrn());
+      const r = resourceOf(served, req.getUrn());
       const res = await r.read(
         req.getId(),
         req.getUrn(),
@@ -129,7 +142,11 @@ function resourceHandlers(account: AccountResource) {
         .setInputs(marshal(res.inputs.values, res.inputs.secrets));
     }),
     delete: unary(async (req: rpc.DeleteRequest) => {
-      await resourceOf(account, req.getUrn()).delete();
+      await resourceOf(served, req.getUrn()).delete(
+        req.getId(),
+        req.getUrn(),
+        unmarshal(req.getProperties()),
+      );
       return new Empty();
     }),
   };
@@ -140,12 +157,12 @@ function resourceHandlers(account: AccountResource) {
  * (the plugin handshake). Resolves with the server and its port.
  *
  * @param version - the version the provider reports (`GetPluginInfo`, the schema)
- * @param account - the Account adapter (tests pass one with their own environment)
+ * @param served - the resource types served (tests pass adapters with their own environment)
  * @param print - writes the handshake line (stdout by default)
  */
 export async function serve(
   version: string,
-  account: AccountResource = new AccountResource(),
+  served: Served = servedTypes(),
   print: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
 ): Promise<{ server: grpc.Server; port: number }> {
   const server = new grpc.Server({
@@ -154,8 +171,8 @@ export async function serve(
   });
   // Methods left out (Handshake, Construct, Invoke, ...) answer UNIMPLEMENTED.
   server.addService(ResourceProviderService, {
-    ...providerHandlers(account, version),
-    ...resourceHandlers(account),
+    ...providerHandlers(served, version),
+    ...resourceHandlers(served),
   } as unknown as grpc.UntypedServiceImplementation);
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) =>

@@ -1,0 +1,48 @@
+/**
+ * What the svc provider's server asks of each resource type it serves: the provider protocol's
+ * resource calls, with properties as plain values and the names of those that are secrets
+ * (`properties.ts` unwraps and wraps them). One adapter per type, registered in `server.ts`.
+ *
+ * @packageDocumentation
+ */
+import type { StackConfigReader } from "../core/connection";
+
+/** Properties and the names of those that are secrets. */
+export interface Props {
+  readonly values: Record<string, unknown>;
+  readonly secrets: ReadonlySet<string>;
+}
+
+/** A check failure: the property (empty for the resource as a whole) and the reason. */
+export interface Failure {
+  readonly property: string;
+  readonly reason: string;
+}
+
+/** The result of `check`. */
+export interface CheckResult {
+  readonly inputs: Props;
+  readonly failures: ReadonlyArray<Failure>;
+}
+
+/** The result of `read`: the ID, the outputs and the inputs (`pulumi refresh`, `pulumi import`). */
+export interface ReadResult {
+  readonly id: string;
+  readonly outputs: Props;
+  readonly inputs: Props;
+}
+
+/** One resource type served by the provider (its logic lives in `components/providers/`). */
+export interface ResourceAdapter {
+  /** Takes the provider's configuration (the `svc:` stack config, or an explicit provider's inputs). */
+  configure(config: StackConfigReader): Promise<void>;
+  /** Stops what runs (the engine's `Cancel`, also sent at every normal shutdown); harmless when idle. */
+  cancel(): Promise<void>;
+  check(urn: string, olds: Props, news: Props): Promise<CheckResult>;
+  /** True when the resource changed (the next up updates it; never a replacement). */
+  diff(id: string, urn: string, olds: Props, news: Props): Promise<boolean>;
+  create(urn: string, news: Props, preview: boolean): Promise<{ id: string; outputs: Props }>;
+  update(id: string, urn: string, olds: Props, news: Props, preview: boolean): Promise<Props>;
+  read(id: string, urn: string, props: Props, inputs: Props): Promise<ReadResult>;
+  delete(id: string, urn: string, props: Props): Promise<void>;
+}
