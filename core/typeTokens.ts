@@ -14,3 +14,5 @@ export const DLQ_RECOVERY_TYPE = "pulumi-nodejs:dynamic/svc:DlqRecovery";
 export const WORKFLOW_TYPE = "svc:index:Workflow";
 /** The type token of `Account` served by the svc provider (`provider/`), for YAML programs. */
 export const ACCOUNT_PROVIDER_TYPE = "svc:index:Account";
+/** The type token of `DlqRecovery` served by the svc provider (`provider/`), for YAML programs. */
+export const DLQ_RECOVERY_PROVIDER_TYPE = "svc:index:DlqRecovery";
