@@ -6,8 +6,8 @@
  *
  * 1. a fresh stack, the Workflow's `account` an account ID from config: over the limits, the
  *    preview fails naming the Workflow and the values;
- * 2. within the limits, with `account: ${account.accountId}`: the preview passes and `up`
- *    stores the outputs the TypeScript `Workflow` computes;
+ * 2. within the limits, README's program verbatim (`account: ${account.accountId}`): the
+ *    preview passes and `up` stores the outputs the TypeScript `Workflow` computes;
  * 3. then over the limits again: the preview fails, the limits read for the Account's ID, or
  *    for the Account itself when `account` is its URN;
  * 4. bad input fails the preview once, naming the arguments and values, with no stack trace;
@@ -52,18 +52,33 @@ resources:
       account: ${account}
 ${workflow.replace(/^/gm, "      ")}
 outputs:
-  ordersUrl: \${orders.url}
-  ordersRetries: \${orders.retries}
-  ordersDelaySeconds: \${orders.delaySeconds}
-  ordersFlowControl: \${orders.flowControl}
   ordersHeaders: \${orders.headers}
-  ordersAccount: \${orders.account}
+  ordersFlowControl: \${orders.flowControl}
+  ordersDelaySeconds: \${orders.delaySeconds}
 `;
 }
 
+/** The headers of {@link WITHIN}. */
+const HEADERS = {
+  "Svc-Retries": "3",
+  "Svc-Delay": "600s",
+  "Svc-Flow-Control-Key": "orders",
+  "Svc-Flow-Control-Value": "parallelism=2, rate=10, period=1m",
+};
 const OVER = "retries: 1000\nflowControl:\n  key: orders\n  parallelism: 5";
 const WITHIN =
   "retries: 3\ndelay: 10m\nflowControl:\n  key: orders\n  parallelism: 2\n  rate: 10\n  period: 1m";
+
+/** README's Workflow program (section "YAML programs (preview)"), verbatim but for its name. */
+const README_PROGRAM = ((): string => {
+  const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("### YAML programs (preview)"));
+  const block = [...section.matchAll(/^```yaml\n([\s\S]*?)^```$/gm)]
+    .map((m) => m[1])
+    .find((b) => b.includes("type: svc:index:Workflow"));
+  assert.ok(block, "README has the section and its Workflow program");
+  return block.replace(/^name: .*$/m, `name: ${PROJECT}`);
+})();
 
 function count(text: string, needle: string): number {
   return text.split(needle).length - 1;
@@ -134,28 +149,27 @@ describe("e2e: the policy pack on a YAML program (svc:index:Workflow served by t
   });
 
   it("within the limits: the preview passes and `up` stores the TypeScript Workflow's outputs", async () => {
-    write("${account.accountId}", WITHIN);
+    fs.writeFileSync(path.join(p.dir, "Pulumi.yaml"), README_PROGRAM);
     const previewed = await p.preview(["--policy-pack", PACK_DIR]);
     assert.doesNotMatch(previewed.stdout, /\[mandatory\]/);
     await p.up(["--policy-pack", PACK_DIR]);
-    const outputs = await p.outputs();
-    assert.deepEqual(outputs, {
-      ordersUrl: "https://example.com/api/orders",
-      ordersRetries: 3,
-      ordersDelaySeconds: 600,
+    assert.deepEqual(await p.outputs(), {
+      ordersHeaders: HEADERS,
       ordersFlowControl: { key: "orders", parallelism: 2, rate: 10, period: "1m" },
-      ordersHeaders: {
-        "Svc-Retries": "3",
-        "Svc-Delay": "600s",
-        "Svc-Flow-Control-Key": "orders",
-        "Svc-Flow-Control-Value": "parallelism=2, rate=10, period=1m",
-      },
-      ordersAccount: emulator.state.account.id,
+      ordersDelaySeconds: 600,
     });
     const { deployment } = await p.exportState();
-    const wf = resourceOfType(deployment, WORKFLOW_TYPE);
-    assert.equal(wf.outputs?.delaySeconds, 600);
-    assert.equal(wf.outputs?.account, emulator.state.account.id);
+    assert.deepEqual(resourceOfType(deployment, WORKFLOW_TYPE).outputs, {
+      url: "https://example.com/api/orders",
+      retries: 3,
+      delaySeconds: 600,
+      flowControl: { key: "orders", parallelism: 2, rate: 10, period: "1m" },
+      headers: HEADERS,
+      account: emulator.state.account.id,
+    });
+    // The program of the tests below is README's with other Workflow arguments.
+    write("${account.accountId}", WITHIN);
+    await p.preview(["--expect-no-changes"]);
   });
 
   it("after `up`: a Workflow bound to the Account's accountId over the limits fails the preview", async () => {
@@ -207,12 +221,7 @@ outputs:
     });
     await consumer.up();
     assert.deepEqual(await consumer.outputs(), {
-      headers: {
-        "Svc-Retries": "3",
-        "Svc-Delay": "600s",
-        "Svc-Flow-Control-Key": "orders",
-        "Svc-Flow-Control-Value": "parallelism=2, rate=10, period=1m",
-      },
+      headers: HEADERS,
       flowControl: { key: "orders", parallelism: 2, rate: 10, period: "1m" },
       delaySeconds: 600,
     });
