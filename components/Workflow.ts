@@ -59,7 +59,21 @@ export interface WorkflowArgs {
 /** The resolved flow control of a {@link Workflow}, as its `flowControl` output (only the fields that are set). */
 export type WorkflowFlowControl = FlowControlOverride & { key: string };
 
-const ARGUMENTS = ["url", "retries", "delay", "flowControl", "account"] as const;
+/**
+ * The arguments of a {@link Workflow}, in order (`WorkflowArgs`' keys): the svc provider's
+ * `svc:index:Workflow` takes the same inputs.
+ */
+export const WORKFLOW_ARGUMENTS = [
+  "url",
+  "retries",
+  "delay",
+  "flowControl",
+  "account",
+] as const satisfies readonly (keyof WorkflowArgs)[];
+const ARGUMENTS = WORKFLOW_ARGUMENTS;
+
+/** True for a value not known yet: an Output or a promise (the component), an unknown (the provider). */
+export type IsPending = (v: unknown) => boolean;
 
 /** True for a value that is not known while the constructor runs (an Output or a promise). */
 function isLate(v: unknown): boolean {
@@ -124,13 +138,14 @@ function delayMessages(v: unknown): string[] {
  * @param fc - the `flowControl` argument
  * @param partial - true when some fields are not known yet: the "parallelism or rate" rule is
  * then only checked when they resolve
+ * @param isPending - which values are not known yet (skipped)
  */
-function flowControlMessages(fc: unknown, partial: boolean): string[] {
+function flowControlMessages(fc: unknown, partial: boolean, isPending: IsPending = isLate): string[] {
   if (!isSet(fc)) return [];
-  const grammar = flowControlProblems(fc, { isPending: isLate });
+  const grammar = flowControlProblems(fc, { isPending });
   if (typeof fc !== "object" || Array.isArray(fc)) return grammar.map((p) => p.message);
   const o = fc as Record<string, unknown>;
-  const unset = (k: string): boolean => !isLate(o[k]) && !isSet(o[k]);
+  const unset = (k: string): boolean => !isPending(o[k]) && !isSet(o[k]);
   const problems = unknownFlowControlFields(fc, "Workflow").map((p) => p.message);
   if (unset("key")) problems.push("`flowControl.key` is required.");
   // "Sets nothing" and "period without a limit" are covered by the stricter rule below.
@@ -146,10 +161,12 @@ function flowControlMessages(fc: unknown, partial: boolean): string[] {
  * that are Outputs or promises are checked once they resolve.
  *
  * @param args - the arguments as given
+ * @param isPending - which values are not known yet, checked later: Outputs and promises by
+ * default (the component); the engine's unknown value in the svc provider's `Construct`
  * @returns every problem, each a sentence naming the argument in backticks and the value; empty
  * when the known arguments are valid
  */
-export function workflowArgProblems(args: unknown): string[] {
+export function workflowArgProblems(args: unknown, isPending: IsPending = isLate): string[] {
   if (args === undefined || args === null || typeof args !== "object" || Array.isArray(args)) {
     return [`the arguments must be an object with at least \`url\`; got ${show(args)}.`];
   }
@@ -160,19 +177,32 @@ export function workflowArgProblems(args: unknown): string[] {
       problems.push(`\`${k}\` is not an argument of Workflow; expected ${ARGUMENTS.join(", ")}.`);
     }
   }
-  if (!isLate(a.url)) {
+  if (!isPending(a.url)) {
     const p = workflowUrlProblem(a.url);
     if (p) problems.push(p);
   }
-  if (!isLate(a.retries)) problems.push(...retriesMessages(a.retries));
-  if (!isLate(a.delay)) problems.push(...delayMessages(a.delay));
-  if (!isLate(a.account)) problems.push(...accountMessages(a.account));
-  if (!isLate(a.flowControl)) {
+  if (!isPending(a.retries)) problems.push(...retriesMessages(a.retries));
+  if (!isPending(a.delay)) problems.push(...delayMessages(a.delay));
+  if (!isPending(a.account)) problems.push(...accountMessages(a.account));
+  if (!isPending(a.flowControl)) {
     const fc = a.flowControl;
-    const partial = fc !== null && typeof fc === "object" && Object.values(fc).some(isLate);
-    problems.push(...flowControlMessages(fc, partial));
+    const partial = fc !== null && typeof fc === "object" && Object.values(fc).some(isPending);
+    problems.push(...flowControlMessages(fc, partial, isPending));
   }
   return problems;
+}
+
+/**
+ * The `flowControl` output of a valid flow-control argument: the fields that are set, `key` first.
+ *
+ * @param v - a validated `flowControl` (its fields known, or the provider's unknown value)
+ */
+export function workflowFlowControl(v: FlowControlOverride & { key: string }): WorkflowFlowControl {
+  const fc: WorkflowFlowControl = { key: v.key };
+  if (v.parallelism !== undefined && v.parallelism !== null) fc.parallelism = v.parallelism;
+  if (v.rate !== undefined && v.rate !== null) fc.rate = v.rate;
+  if (v.period !== undefined && v.period !== null) fc.period = v.period;
+  return fc;
 }
 
 /**
@@ -288,11 +318,7 @@ export class Workflow extends pulumi.ComponentResource {
     this.flowControl = pulumi.output(args.flowControl).apply((v) => {
       if (!isSet(v)) return undefined;
       checked((x) => flowControlMessages(x, false), v);
-      const fc: WorkflowFlowControl = { key: v.key };
-      if (v.parallelism !== undefined && v.parallelism !== null) fc.parallelism = v.parallelism;
-      if (v.rate !== undefined && v.rate !== null) fc.rate = v.rate;
-      if (v.period !== undefined && v.period !== null) fc.period = v.period;
-      return fc;
+      return workflowFlowControl(v as FlowControlOverride & { key: string });
     });
     this.headers = pulumi
       .all([this.retries, this.delaySeconds, this.flowControl])

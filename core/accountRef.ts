@@ -7,7 +7,7 @@
  * @packageDocumentation
  */
 import { show } from "./messages";
-import { ACCOUNT_TYPE } from "./typeTokens";
+import { TYPES_OF_KIND } from "./typeTokens";
 
 /** The prefix of every Pulumi URN. */
 const URN_PREFIX = "urn:pulumi:";
@@ -27,9 +27,9 @@ export function urnName(urn: string): string {
   return i < 0 ? urn : urn.slice(i + 2);
 }
 
-/** True for the URN of an `Account` resource. */
+/** True for the URN of an `Account` resource (of the svc provider, or a 0.2 dynamic one). */
 export function isAccountUrn(v: string): boolean {
-  return v.startsWith(URN_PREFIX) && v.includes(`::${ACCOUNT_TYPE}::`);
+  return v.startsWith(URN_PREFIX) && TYPES_OF_KIND.Account.some((t) => v.includes(`::${t}::`));
 }
 
 /**

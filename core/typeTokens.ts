@@ -16,3 +16,25 @@ export const WORKFLOW_TYPE = "svc:index:Workflow";
 export const ACCOUNT_PROVIDER_TYPE = "svc:index:Account";
 /** The type token of `DlqRecovery` served by the svc provider (`provider/`), for YAML programs. */
 export const DLQ_RECOVERY_PROVIDER_TYPE = "svc:index:DlqRecovery";
+
+/**
+ * Which type tokens are which kind of resource: the one place that says it (the policy pack and
+ * the `account` rule read it). Each kind lists its provider's token first, then the 0.2 token
+ * that stacks not yet upgraded still hold.
+ */
+export const TYPES_OF_KIND = {
+  Workflow: [WORKFLOW_TYPE],
+  DlqRecovery: [DLQ_RECOVERY_PROVIDER_TYPE, DLQ_RECOVERY_TYPE],
+  Account: [ACCOUNT_PROVIDER_TYPE, ACCOUNT_TYPE],
+} as const satisfies Record<string, readonly string[]>;
+
+/** A kind of resource: `Workflow`, `DlqRecovery`, `Account`. */
+export type ResourceKind = keyof typeof TYPES_OF_KIND;
+
+/** The kind of a type token, or `undefined` for a type of no kind here. */
+export function kindOfType(type: string): ResourceKind | undefined {
+  for (const [kind, types] of Object.entries(TYPES_OF_KIND) as [ResourceKind, readonly string[]][]) {
+    if (types.includes(type)) return kind;
+  }
+  return undefined;
+}

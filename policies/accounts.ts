@@ -9,8 +9,7 @@
 import type { PolicyResource } from "@pulumi/policy";
 import type { AccountConnectionInputs } from "../core/accountClient";
 import { accountProblem, accountRefKey, parseAccountRef, type AccountRef } from "../core/accountRef";
-import { ACCOUNT_TYPE } from "../core/typeTokens";
-import { read } from "./resources";
+import { ofKind, read } from "./resources";
 
 /** The account of a resource as the pack can know it during this run. */
 export type Binding =
@@ -38,7 +37,7 @@ export function bindingKey(b: Binding): string {
 
 /** The `Account` resources of the stack. */
 export function accountResources(resources: readonly PolicyResource[]): PolicyResource[] {
-  return resources.filter((r) => r.type === ACCOUNT_TYPE);
+  return ofKind(resources, "Account");
 }
 
 /** The settings the pack reads an Account's live record with: all three of its own, or none. */

@@ -9,7 +9,6 @@
 import type { PolicyResource } from "@pulumi/policy";
 import type { AccountConnectionInputs } from "../core/accountClient";
 import { sentences } from "../core/messages";
-import { WORKFLOW_TYPE } from "../core/typeTokens";
 import {
   accountIdOf,
   accountResources,
@@ -31,7 +30,7 @@ import {
   type LiveAccountResult,
   type LiveAccountSource,
 } from "./liveAccount";
-import { label, readNumber, type UnknownValues } from "./resources";
+import { isOfKind, label, readNumber, type UnknownValues } from "./resources";
 
 /** Options of {@link LimitsContext}; tests inject both. */
 export interface LimitsContextOptions {
@@ -318,7 +317,7 @@ export class LimitsContext {
       if (res.limit.source.kind === "strictest") this.noteStrictest(res.limit, resource);
       return;
     }
-    if (res.deferrable && resource.type === WORKFLOW_TYPE) {
+    if (res.deferrable && isOfKind(resource, "Workflow")) {
       unknowns.add(resource, `account ${spec.field}`, res.cause);
     } else {
       this.noteUnchecked(spec, [resource], res.deferrable ? neverDeferred(res.cause) : res.cause, res.fix);
@@ -335,7 +334,7 @@ export class LimitsContext {
     property: string,
     unknowns: UnknownValues,
   ): void {
-    if (resource.type === WORKFLOW_TYPE) unknowns.add(resource, property);
+    if (isOfKind(resource, "Workflow")) unknowns.add(resource, property);
     else
       this.noteUnchecked(
         spec,

@@ -13,9 +13,8 @@
 import type { PolicyConfigSchema, PolicyResource, StackValidationPolicy } from "@pulumi/policy";
 import { describeAccountRef } from "../core/accountRef";
 import { show } from "../core/messages";
-import { DLQ_RECOVERY_TYPE } from "../core/typeTokens";
 import { accountIdOf, accountResources, bindingKey, bindingOf, type Binding } from "./accounts";
-import { isCompletedRecovery, label, ofType, read, type Read } from "./resources";
+import { isCompletedRecovery, label, ofKind, read, type Read } from "./resources";
 
 /** The name of the policy. */
 export const DLQ_RECOVERY_OVERLAP = "dlq-recovery-overlap";
@@ -119,7 +118,7 @@ export function dlqRecoveryOverlap(): StackValidationPolicy {
     enforcementLevel: "advisory",
     configSchema: dlqRecoveryOverlapConfigSchema,
     validateStack: (args, reportViolation) => {
-      const pending = ofType(args.resources, DLQ_RECOVERY_TYPE)
+      const pending = ofKind(args.resources, "DlqRecovery")
         .filter((r) => !isCompletedRecovery(r.props))
         .sort((a, b) => a.name.localeCompare(b.name)) // the engine's order varies; messages do not
         .map((r) => ({ selection: selectionOf(r), binding: bindingOf(r) }));

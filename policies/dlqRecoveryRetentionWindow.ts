@@ -14,8 +14,7 @@ import { bindingOf } from "./accounts";
 import type { LimitPolicyConfig, LimitsContext } from "./context";
 import { LIMITS, accountsOptionSchema, describeLimit, type ResolvedLimit } from "./limits";
 import { formatValue } from "./maxLimit";
-import { DLQ_RECOVERY_TYPE } from "../core/typeTokens";
-import { UnknownValues, isCompletedRecovery, label, ofType, readNumber, type Read } from "./resources";
+import { UnknownValues, isCompletedRecovery, label, ofKind, readNumber, type Read } from "./resources";
 
 /** The config schema of `dlq-recovery-retention-window`. */
 export const dlqRecoveryRetentionWindowConfigSchema: PolicyConfigSchema = {
@@ -76,7 +75,7 @@ export function dlqRecoveryRetentionWindow(ctx: LimitsContext): StackValidationP
     validateStack: async (args, reportViolation) => {
       const config = args.getConfig<LimitPolicyConfig>();
       const unknowns = new UnknownValues();
-      for (const resource of ofType(args.resources, DLQ_RECOVERY_TYPE)) {
+      for (const resource of ofKind(args.resources, "DlqRecovery")) {
         if (isCompletedRecovery(resource.props)) continue;
         const fromDate = readNumber(resource.props, ["fromDate"]);
         const toDate = readNumber(resource.props, ["toDate"]);

@@ -10,12 +10,13 @@ import { formatDuration } from "../core/duration";
 import { bindingOf } from "./accounts";
 import type { LimitPolicyConfig, LimitsContext } from "./context";
 import { describeLimit, type LimitSpec } from "./limits";
-import { UnknownValues, label, type Read } from "./resources";
+import type { ResourceKind } from "../core/typeTokens";
+import { UnknownValues, isOfKind, label, type Read } from "./resources";
 
 /** One value a limit policy checks on one kind of resource. */
 export interface LimitTarget {
-  /** The resource type, e.g. `svc:index:Workflow`. */
-  readonly type: string;
+  /** The kind of resource (each of its type tokens, `TYPES_OF_KIND` in `core/typeTokens.ts`). */
+  readonly kind: ResourceKind;
   /** The value's name in messages, e.g. `retries`, `flowControl.parallelism`. */
   readonly property: string;
   /** The verb in messages: a Workflow "set"s a value, a DlqRecovery "override"s it. */
@@ -66,7 +67,7 @@ export function maxLimitPolicy(ctx: LimitsContext, o: MaxLimitPolicyOptions): St
       const unknowns = new UnknownValues();
       for (const resource of args.resources) {
         for (const target of o.targets) {
-          if (resource.type !== target.type) continue;
+          if (!isOfKind(resource, target.kind)) continue;
           const value = target.read(resource.props);
           if (value.kind === "absent") continue;
           const res = await ctx.resolve(o.spec, config, args.resources, bindingOf(resource));

@@ -6,8 +6,9 @@
  * What a stack policy sees (checked with the real CLI, Pulumi v3.259):
  * - a `Workflow` (component): its registered outputs (`url`, `retries`, `delaySeconds`,
  *   `flowControl`, `headers`), not its inputs — in preview too;
- * - a `DlqRecovery` or `Account` (dynamic resources) about to be created or updated: its
- *   inputs; an unchanged one: its stored outputs (for `DlqRecovery` these repeat the inputs);
+ * - a `DlqRecovery` or `Account` (custom resources, of the svc provider or 0.2 dynamic ones)
+ *   about to be created or updated: its inputs; an unchanged one: its stored outputs (for
+ *   `DlqRecovery` these repeat the inputs);
  * - a value that depends on another resource's output not yet known (preview): reading it
  *   throws `UnknownValueError`.
  *
@@ -16,7 +17,7 @@
 import * as policy from "@pulumi/policy";
 import type { PolicyResource } from "@pulumi/policy";
 import { parseDuration } from "../core/duration";
-import { ACCOUNT_TYPE, DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../core/typeTokens";
+import { kindOfType, type ResourceKind } from "../core/typeTokens";
 import { UNKNOWN as UNKNOWN_STRING } from "../core/unknownValue";
 
 /** `@pulumi/policy`'s error for an unknown value (its declarations leave it untyped). */
@@ -77,17 +78,23 @@ export function label(resource: PolicyResource): string {
   return `${kindOf(resource.type)} \`${resource.name}\``;
 }
 
-/** The short kind of a checked type: `Workflow`, `DlqRecovery`, `Account` (else the type). */
+/**
+ * The short kind of a checked type: `Workflow`, `DlqRecovery`, `Account` (else the type). Which
+ * tokens are which kind (the svc provider's and the 0.2 dynamic ones) is `TYPES_OF_KIND` in
+ * `core/typeTokens.ts`.
+ */
 export function kindOf(type: string): string {
-  if (type === WORKFLOW_TYPE) return "Workflow";
-  if (type === DLQ_RECOVERY_TYPE) return "DlqRecovery";
-  if (type === ACCOUNT_TYPE) return "Account";
-  return type;
+  return kindOfType(type) ?? type;
 }
 
-/** The resources of one type, in stack order. */
-export function ofType(resources: readonly PolicyResource[], type: string): PolicyResource[] {
-  return resources.filter((r) => r.type === type);
+/** True when a resource is of one kind (any of its type tokens). */
+export function isOfKind(resource: PolicyResource, kind: ResourceKind): boolean {
+  return kindOfType(resource.type) === kind;
+}
+
+/** The resources of one kind (any of its type tokens), in stack order. */
+export function ofKind(resources: readonly PolicyResource[], kind: ResourceKind): PolicyResource[] {
+  return resources.filter((r) => isOfKind(r, kind));
 }
 
 /**

@@ -8,7 +8,6 @@ import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
 import type { LimitsContext } from "./context";
 import { LIMITS, accountsOptionSchema } from "./limits";
 import { maxLimitPolicy } from "./maxLimit";
-import { WORKFLOW_TYPE } from "../core/typeTokens";
 import { readWorkflowDelay } from "./resources";
 
 /** The config schema of `workflow-max-delay`. */
@@ -32,6 +31,6 @@ export function workflowMaxDelay(ctx: LimitsContext): StackValidationPolicy {
     description: "The delay of Workflows must not exceed the account's max_delay.",
     spec: LIMITS.max_delay,
     configSchema: workflowMaxDelayConfigSchema,
-    targets: [{ type: WORKFLOW_TYPE, property: "delay", verb: "set", read: readWorkflowDelay }],
+    targets: [{ kind: "Workflow", property: "delay", verb: "set", read: readWorkflowDelay }],
   });
 }

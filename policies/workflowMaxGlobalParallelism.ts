@@ -13,8 +13,7 @@ import { describeAccountRef } from "../core/accountRef";
 import { bindingKey, bindingOf, type Binding } from "./accounts";
 import type { LimitPolicyConfig, LimitsContext } from "./context";
 import { LIMITS, accountsOptionSchema, describeLimit } from "./limits";
-import { DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../core/typeTokens";
-import { UnknownValues, label, read, readNumber } from "./resources";
+import { UnknownValues, isOfKind, label, read, readNumber } from "./resources";
 
 /** The config schema of `workflow-max-global-parallelism`. */
 export const workflowMaxGlobalParallelismConfigSchema: PolicyConfigSchema = {
@@ -45,7 +44,7 @@ function keysByAccount(
 ): Map<string, AccountKeys> {
   const groups = new Map<string, AccountKeys>();
   for (const resource of resources) {
-    if (resource.type !== WORKFLOW_TYPE && resource.type !== DLQ_RECOVERY_TYPE) continue;
+    if (!isOfKind(resource, "Workflow") && !isOfKind(resource, "DlqRecovery")) continue;
     const key = read(resource.props, ["flowControl", "key"]);
     const parallelism = readNumber(resource.props, ["flowControl", "parallelism"]);
     if (key.kind === "absent" || parallelism.kind === "absent") continue;

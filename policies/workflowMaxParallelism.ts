@@ -9,7 +9,6 @@ import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
 import type { LimitsContext } from "./context";
 import { LIMITS, accountsOptionSchema } from "./limits";
 import { maxLimitPolicy } from "./maxLimit";
-import { DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../core/typeTokens";
 import { readNumber } from "./resources";
 
 /** The config schema of `workflow-max-parallelism`. */
@@ -36,13 +35,13 @@ export function workflowMaxParallelism(ctx: LimitsContext): StackValidationPolic
     configSchema: workflowMaxParallelismConfigSchema,
     targets: [
       {
-        type: WORKFLOW_TYPE,
+        kind: "Workflow",
         property: "flowControl.parallelism",
         verb: "set",
         read: (props) => readNumber(props, ["flowControl", "parallelism"]),
       },
       {
-        type: DLQ_RECOVERY_TYPE,
+        kind: "DlqRecovery",
         property: "flowControl.parallelism",
         verb: "override",
         read: (props) => readNumber(props, ["flowControl", "parallelism"]),

@@ -8,7 +8,6 @@ import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
 import type { LimitsContext } from "./context";
 import { LIMITS, accountsOptionSchema } from "./limits";
 import { maxLimitPolicy } from "./maxLimit";
-import { DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../core/typeTokens";
 import { readNumber } from "./resources";
 
 /** The config schema of `workflow-max-retries`. */
@@ -34,13 +33,13 @@ export function workflowMaxRetries(ctx: LimitsContext): StackValidationPolicy {
     configSchema: workflowMaxRetriesConfigSchema,
     targets: [
       {
-        type: WORKFLOW_TYPE,
+        kind: "Workflow",
         property: "retries",
         verb: "set",
         read: (props) => readNumber(props, ["retries"]),
       },
       {
-        type: DLQ_RECOVERY_TYPE,
+        kind: "DlqRecovery",
         property: "retries",
         verb: "override",
         read: (props) => readNumber(props, ["retries"]),

@@ -8,6 +8,7 @@
 import { ACCOUNT_FIELD_LIST, type AccountFieldKind } from "../client/accountRecord";
 import { ACCOUNT_SETTINGS, SETTINGS, type SettingName } from "../core/connection";
 import { ACCOUNT_PROVIDER_TYPE } from "../core/typeTokens";
+import { workflowResources, workflowTypes } from "./workflowSchema";
 
 /** A property of the schema (the part this provider uses). */
 export interface SchemaProperty {
@@ -101,7 +102,9 @@ export function packageSchema(version: string): Record<string, unknown> {
         properties: accountOutputs(),
         required: ACCOUNT_FIELD_LIST.map((f) => f.output),
       },
+      ...workflowResources(),
     },
+    types: workflowTypes(),
     language: LANGUAGE,
   };
 }

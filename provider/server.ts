@@ -11,12 +11,14 @@ import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { ResourceProviderService } from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as rpc from "@pulumi/pulumi/proto/provider_pb";
 import { PluginInfo } from "@pulumi/pulumi/proto/plugin_pb";
-import { ACCOUNT_PROVIDER_TYPE } from "../core/typeTokens";
+import { ACCOUNT_PROVIDER_TYPE, WORKFLOW_TYPE } from "../core/typeTokens";
 import { AccountResource } from "./account";
 import type { ResourceAdapter } from "./resource";
 import { changedConfig, checkConfig, configReader } from "./config";
+import { construct, type ComponentAdapter, type Components } from "./construct";
 import { marshal, unmarshal } from "./properties";
 import { packageSchema } from "./schema";
+import { WorkflowComponent } from "./workflow";
 
 /** A unary call's handler. */
 type Handler<Req, Res> = (call: grpc.ServerUnaryCall<Req, Res>, cb: grpc.sendUnaryData<Res>) => void;
@@ -37,6 +39,16 @@ export type Served = ReadonlyMap<string, ResourceAdapter>;
 /** The resource types of the provider the CLI loads, each with its logic. */
 export function servedTypes(): Served {
   return new Map<string, ResourceAdapter>([[ACCOUNT_PROVIDER_TYPE, new AccountResource()]]);
+}
+
+/** The component types of the provider (served by `Construct`), each with its logic. */
+export function servedComponents(): Components {
+  return new Map<string, ComponentAdapter>([[WORKFLOW_TYPE, new WorkflowComponent()]]);
+}
+
+/** The handler of `Construct` (component resources). */
+function componentHandlers(components: Components) {
+  return { construct: unary(async (req: rpc.ConstructRequest) => construct(req, components)) };
 }
 
 /** The adapter of a request's type (the URN's), or an error naming the type. */
@@ -159,20 +171,23 @@ function resourceHandlers(served: Served) {
  * @param version - the version the provider reports (`GetPluginInfo`, the schema)
  * @param served - the resource types served (tests pass adapters with their own environment)
  * @param print - writes the handshake line (stdout by default)
+ * @param components - the component types served (`Construct`)
  */
 export async function serve(
   version: string,
   served: Served = servedTypes(),
   print: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+  components: Components = servedComponents(),
 ): Promise<{ server: grpc.Server; port: number }> {
   const server = new grpc.Server({
     "grpc.max_receive_message_length": 400 * 1024 * 1024,
     "grpc.max_send_message_length": 400 * 1024 * 1024,
   });
-  // Methods left out (Handshake, Construct, Invoke, ...) answer UNIMPLEMENTED.
+  // Methods left out (Handshake, Invoke, Call, ...) answer UNIMPLEMENTED.
   server.addService(ResourceProviderService, {
     ...providerHandlers(served, version),
     ...resourceHandlers(served),
+    ...componentHandlers(components),
   } as unknown as grpc.UntypedServiceImplementation);
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) =>

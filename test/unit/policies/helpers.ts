@@ -10,7 +10,14 @@ import { PLAN_PRESETS } from "../../../emulator/plans";
 import { createPolicies, type SvcLimitsPack } from "../../../policies/pack";
 import type { LiveAccountResult, LiveAccountSource } from "../../../policies/liveAccount";
 import type { AccountConnectionInputs } from "../../../core/accountClient";
-import { ACCOUNT_TYPE, DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../../../core/typeTokens";
+import {
+  ACCOUNT_PROVIDER_TYPE,
+  ACCOUNT_TYPE,
+  DLQ_RECOVERY_PROVIDER_TYPE,
+  DLQ_RECOVERY_TYPE,
+  WORKFLOW_TYPE,
+  type ResourceKind,
+} from "../../../core/typeTokens";
 import { isUnknownValueError } from "../../../policies/resources";
 
 /** A fixed "now" (2026-11-21T12:00:00Z). */
@@ -117,12 +124,29 @@ function resource(type: string, name: string, props: Record<string, unknown>): P
   return r;
 }
 
+/** The type token of each kind a fixture's resources get. */
+export type TypeSet = Readonly<Record<ResourceKind, string>>;
+
+/** The 0.2 tokens: dynamic `Account` and `DlqRecovery` (stacks not yet upgraded); the default. */
+export const DYNAMIC_TYPES: TypeSet = {
+  Account: ACCOUNT_TYPE,
+  DlqRecovery: DLQ_RECOVERY_TYPE,
+  Workflow: WORKFLOW_TYPE,
+};
+
+/** The svc provider's tokens (`svc:index:*`), as a YAML program's resources have them. */
+export const PROVIDER_TYPES: TypeSet = {
+  Account: ACCOUNT_PROVIDER_TYPE,
+  DlqRecovery: DLQ_RECOVERY_PROVIDER_TYPE,
+  Workflow: WORKFLOW_TYPE,
+};
+
 /** The fixture as the resources a stack policy receives, Accounts first. */
-export function toResources(f: StackFixture): PolicyResource[] {
+export function toResources(f: StackFixture, types: TypeSet = DYNAMIC_TYPES): PolicyResource[] {
   return [
-    ...Object.entries(f.accounts).map(([n, p]) => resource(ACCOUNT_TYPE, n, p)),
-    ...Object.entries(f.workflows).map(([n, p]) => resource(WORKFLOW_TYPE, n, p)),
-    ...Object.entries(f.recoveries).map(([n, p]) => resource(DLQ_RECOVERY_TYPE, n, p)),
+    ...Object.entries(f.accounts).map(([n, p]) => resource(types.Account, n, p)),
+    ...Object.entries(f.workflows).map(([n, p]) => resource(types.Workflow, n, p)),
+    ...Object.entries(f.recoveries).map(([n, p]) => resource(types.DlqRecovery, n, p)),
   ];
 }
 
@@ -234,18 +258,19 @@ export async function runPack(
 }
 
 /**
- * Runs one policy of a fresh pack over the fixture.
+ * Runs one policy of a fresh pack over the fixture (its resources with the 0.2 tokens unless
+ * `types` says otherwise).
  *
  * @returns the outcome, the live source (for its call count) and the notes the run left
  */
 export async function check(
   name: string,
   fixture: StackFixture,
-  opts: { live?: FakeLive; config?: Record<string, unknown> } = {},
+  opts: { live?: FakeLive; config?: Record<string, unknown>; types?: TypeSet } = {},
 ): Promise<Outcome & { live: FakeLive; pack: SvcLimitsPack }> {
   const live = opts.live ?? liveOk();
   const p = pack(live);
-  const outcome = await runPolicy(policyNamed(p, name), toResources(fixture), opts.config);
+  const outcome = await runPolicy(policyNamed(p, name), toResources(fixture, opts.types), opts.config);
   return { ...outcome, live, pack: p };
 }
 

@@ -10,7 +10,7 @@ import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { ResourceProviderClient } from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as rpc from "@pulumi/pulumi/proto/provider_pb";
 import type { PluginInfo } from "@pulumi/pulumi/proto/plugin_pb";
-import { serve } from "../../../provider/server";
+import { serve, servedComponents, servedTypes } from "../../../provider/server";
 
 /** A unary call as a promise. */
 function call<Req, Res>(
@@ -45,7 +45,10 @@ describe("provider server: the provider protocol over loopback", () => {
     );
     const schema = JSON.parse(res.getSchema()) as { version: string; resources: Record<string, unknown> };
     assert.equal(schema.version, "9.8.7");
-    assert.deepEqual(Object.keys(schema.resources), ["svc:index:Account"]);
+    // Every type served (resources and components), and no other.
+    const served = [...servedTypes().keys(), ...servedComponents().keys()];
+    assert.deepEqual(Object.keys(schema.resources).sort(), served.sort());
+    assert.ok(served.includes("svc:index:Account") && served.includes("svc:index:Workflow"));
   });
 
   it("Cancel with nothing running is a harmless no-op (twice)", async () => {
