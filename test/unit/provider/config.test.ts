@@ -13,15 +13,44 @@ describe("provider config", () => {
     assert.deepEqual(r.keys?.(), ["svc:token", "svc:accountApiUrl"]);
   });
 
+  const DEFAULT = "urn:pulumi:dev::p::pulumi:providers:svc::default_0_2_0";
+  const EXPLICIT = "urn:pulumi:dev::p::pulumi:providers:svc::second";
+  const props = (values: Record<string, unknown>) => ({ values, secrets: new Set<string>() });
+
   it("a mistyped key fails with the did-you-mean hint; the settings pass", () => {
-    assert.deepEqual(checkConfig({ token: "t", baseUrl: "http://127.0.0.1:1", version: "1.0.0" }), []);
-    assert.deepEqual(checkConfig({ tokn: "t" }), [
+    const ok = checkConfig(DEFAULT, props({ token: "t", baseUrl: "http://127.0.0.1:1", version: "1.0.0" }));
+    assert.deepEqual(ok.failures, []);
+    assert.deepEqual(checkConfig(DEFAULT, props({ tokn: "t" })).failures, [
       {
         property: "",
         reason:
           "The stack config has `svc:tokn`, which is no setting of pulumi-svc: did you mean `svc:token`?",
       },
     ]);
+  });
+
+  it("an explicit provider's mistyped input: the hint names the provider and its input", () => {
+    assert.deepEqual(checkConfig(EXPLICIT, props({ pasword: "p" })).failures, [
+      {
+        property: "",
+        reason:
+          "The provider `second` has the input `pasword`, which is no setting of pulumi-svc: did you mean `password`?",
+      },
+    ]);
+  });
+
+  it("`password` and `token` come back secret even when they arrive plain; the rest as they arrived", () => {
+    const res = checkConfig(EXPLICIT, {
+      values: { password: "p", token: "t", username: "u", baseUrl: "http://127.0.0.1:1" },
+      secrets: new Set(["baseUrl"]),
+    });
+    assert.deepEqual([...res.inputs.secrets].sort(), ["baseUrl", "password", "token"]);
+    assert.deepEqual(res.inputs.values, {
+      password: "p",
+      token: "t",
+      username: "u",
+      baseUrl: "http://127.0.0.1:1",
+    });
   });
 
   it("names the variables that changed", () => {
