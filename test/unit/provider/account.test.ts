@@ -63,4 +63,19 @@ describe("provider Account: read with no properties (import, get)", () => {
     );
     assert.ok(!err.message.includes(CREDS.password));
   });
+
+  it("a refused password names the ID asked (no refresh) and where the password came from", async () => {
+    const refused = new AccountResource(new AccountProvider({}));
+    await refused.configure(
+      configReader({ accountApiUrl: emulator.url, username: CREDS.username, password: "pw-unit-wrong-9d3f" }),
+    );
+    const id = emulator.state.account.record.id;
+    await assert.rejects(refused.read(id, URN, NONE, NONE), (e: Error) => {
+      assert.match(e.message, new RegExp(`^Account \`imported\` \\(read of the ID \`${id}\`\\): `));
+      assert.match(e.message, /rejected the credentials \(HTTP 401\)/);
+      assert.match(e.message, /`password` from the stack config `svc:password`/);
+      assert.ok(!e.message.includes("pw-unit-wrong-9d3f"));
+      return true;
+    });
+  });
 });
