@@ -17,6 +17,15 @@ import { PACKAGE_NAME, configVariables } from "./schema";
 /** Inputs of a provider the engine adds itself, which are no config variable. */
 const ENGINE_KEYS = new Set(["version", "pluginDownloadURL"]);
 
+/** The name of a default provider (the one the `svc:` stack config configures): `default`, `default_0_2_0`. */
+const DEFAULT_PROVIDER = /^default(_.*)?$/;
+
+/** The name of an explicit provider (a `pulumi:providers:svc` resource) from its URN; none for a default one. */
+function explicitProvider(urn: string): string | undefined {
+  const name = urn.slice(urn.lastIndexOf("::") + 2);
+  return urn === "" || DEFAULT_PROVIDER.test(name) ? undefined : name;
+}
+
 /** A config value as stack config holds it: a string (other JSON values as their JSON text). */
 function asConfigString(v: unknown): string | undefined {
   if (v === undefined || v === null) return undefined;
@@ -33,22 +42,29 @@ export function configEntries(values: Record<string, unknown>): Map<string, stri
   return entries;
 }
 
-/** A stack-config reader over provider inputs (secrets already unwrapped). */
-export function configReader(values: Record<string, unknown>): StackConfigReader {
+/**
+ * A stack-config reader over provider inputs (secrets already unwrapped); for an explicit
+ * provider it names the provider, so messages name its inputs, not stack config keys.
+ *
+ * @param urn - the provider's URN (`Configure` carries it; empty or a default provider's: the stack config)
+ */
+export function configReader(values: Record<string, unknown>, urn = ""): StackConfigReader {
   const entries = configEntries(values);
-  return { get: (key) => entries.get(key), keys: () => [...entries.keys()] };
+  const provider = explicitProvider(urn);
+  return {
+    get: (key) => entries.get(key),
+    keys: () => [...entries.keys()],
+    ...(provider === undefined ? {} : { provider }),
+  };
 }
-
-/** The name of a default provider (the one the `svc:` stack config configures): `default`, `default_0_2_0`. */
-const DEFAULT_PROVIDER = /^default(_.*)?$/;
 
 /**
  * The hint for a key that is no setting: of the stack config for the default provider ("The stack
  * config has `svc:tokn`, …"), of its inputs for an explicit one ("The provider `b` has the input
  * `tokn`, which is no setting of pulumi-svc: did you mean `token`?").
  */
-function keyHint(provider: string, u: UnknownConfigKey): string {
-  if (DEFAULT_PROVIDER.test(provider)) return configKeyHint(u);
+function keyHint(provider: string | undefined, u: UnknownConfigKey): string {
+  if (provider === undefined) return configKeyHint(u);
   const input = (key: string) => key.slice(PACKAGE_NAME.length + 1);
   return (
     `The provider \`${provider}\` has the input \`${input(u.key)}\`, which is no setting of pulumi-svc: ` +
@@ -68,7 +84,7 @@ function keyHint(provider: string, u: UnknownConfigKey): string {
  * @param news - the provider inputs
  */
 export function checkConfig(urn: string, news: Props): CheckResult {
-  const provider = urn.slice(urn.lastIndexOf("::") + 2);
+  const provider = explicitProvider(urn);
   const secret = Object.entries(configVariables()).filter(([, p]) => p.secret);
   const failures = unknownConfigKeys([...configEntries(news.values).keys()]).map((u) => ({
     property: "",

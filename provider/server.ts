@@ -76,7 +76,7 @@ function providerHandlers(served: Served, version: string) {
         .setDiffsList(changed);
     }),
     configure: unary(async (req: rpc.ConfigureRequest) => {
-      const config = configReader(unmarshal(req.getArgs()).values);
+      const config = configReader(unmarshal(req.getArgs()).values, req.getUrn());
       await Promise.all([...served.values()].map((r) => r.configure(config)));
       return new rpc.ConfigureResponse().setAcceptsecrets(true).setSupportspreview(true);
     }),

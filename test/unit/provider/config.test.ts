@@ -3,6 +3,7 @@
  * check of its keys, and the config diff (never a replacement).
  */
 import * as assert from "node:assert/strict";
+import { ACCOUNT_SETTINGS, Settings } from "../../../core/connection";
 import { changedConfig, checkConfig, configReader } from "../../../provider/config";
 
 describe("provider config", () => {
@@ -51,6 +52,25 @@ describe("provider config", () => {
       username: "u",
       baseUrl: "http://127.0.0.1:1",
     });
+  });
+
+  it("an explicit provider's reader: messages name its inputs where they would name stack config keys", () => {
+    const settings = new Settings({}, configReader({ password: "", username: "u" }, EXPLICIT));
+    assert.equal(settings.get("username")?.origin, "input `username` of the provider `second`");
+    assert.throws(
+      () => settings.require(ACCOUNT_SETTINGS, {}, "Account `a`"),
+      (e: Error) =>
+        e.message ===
+        "Account `a`: no `accountApiUrl` configured. Set the input `accountApiUrl`, the input " +
+          "`accountApiUrl` of the provider `second` or the environment variable `SVC_ACCOUNT_API_URL`. " +
+          "`password` is set but empty in the input `password` of the provider `second`. Give it a " +
+          "value, or set the input `password` or the environment variable `SVC_PASSWORD`.",
+    );
+    // The default provider's reader is the stack config's.
+    assert.equal(
+      new Settings({}, configReader({ username: "u" }, DEFAULT)).get("username")?.origin,
+      "stack config `svc:username`",
+    );
   });
 
   it("names the variables that changed", () => {
