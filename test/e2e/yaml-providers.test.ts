@@ -120,7 +120,7 @@ describe("e2e: YAML programs with the svc provider: import, get, two accounts th
       await p.setConfig("svc:password", CREDS_A.password, true);
     });
 
-    it("imports the Account by its ID: the record's outputs, `password` and `token` secrets; the printed code previews with no change", async () => {
+    it("imports the Account by its ID: the record's outputs, `password` and `token` secrets; the printed code previews and refreshes with no change", async () => {
       const res = await p.cli(["import", "svc:index:Account", "imported", idA, "--yes"]);
       const { text, deployment } = await p.exportState();
       assertNoSecrets({ "exported state": text }, SECRETS);
@@ -135,6 +135,8 @@ describe("e2e: YAML programs with the svc provider: import, get, two accounts th
       assert.match(code, /^resources:\n {2}imported:\n {4}type: svc:(index:)?Account\n/);
       write(code);
       await p.preview(["--expect-no-changes"]);
+      // Refreshed with no stored inputs: the connection still comes from the provider's config.
+      await p.refresh(["--expect-no-changes"]);
     });
 
     it("an ID that is not the record of the configured credentials fails the import, naming both IDs; nothing is stored", async () => {
