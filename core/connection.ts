@@ -22,6 +22,33 @@ export interface StackConfigReader {
   get(key: string): string | undefined;
   /** Every key of the stack config, when the reader can list them (for "did you mean" hints). */
   keys?(): readonly string[];
+  /**
+   * The explicit provider whose inputs these values are (the svc provider's `pulumi:providers:svc`
+   * resource), not the stack config: messages then name its inputs (`password` of the provider
+   * `second`) where they would name a stack config key.
+   */
+  readonly provider?: string;
+}
+
+/** The source of a setting that a {@link StackConfigReader} holds: its origin, its name in a sentence, how to set it. */
+interface ConfigSource {
+  readonly origin: SettingOrigin;
+  readonly text: string;
+  readonly how?: string;
+}
+
+/** The stack config key of a setting, or the input of the explicit provider the reader holds. */
+function configSource(name: SettingName, config: StackConfigReader | undefined): ConfigSource {
+  const s = SETTINGS[name];
+  if (config?.provider !== undefined) {
+    const origin = `input \`${s.input}\` of the provider \`${config.provider}\``;
+    return { origin, text: `the ${origin}` };
+  }
+  return {
+    origin: `stack config \`${s.config}\``,
+    text: `the stack config \`${s.config}\``,
+    how: `\`pulumi config set${s.secret ? " --secret" : ""} ${s.config} <value>\``,
+  };
 }
 
 /** A connection setting: its name and where each source keeps it. */
@@ -72,24 +99,27 @@ export class MissingSettingError extends Error {
    * @param context - what needed them, e.g. "DlqRecovery `incident-42`"
    * @param configKeys - the stack config's keys: a `svc:` key that is no setting gets a hint
    * @param empty - of the missing settings, those a source holds as an empty string: that source
+   * @param provider - the explicit provider whose inputs were read instead of the stack config
    */
   constructor(
     public readonly missing: SettingName[],
     context: string,
     configKeys: readonly string[] = [],
     public readonly empty: Partial<Record<SettingName, SettingOrigin>> = {},
+    provider?: string,
   ) {
     const unset = missing.filter((m) => empty[m] === undefined);
     const parts: string[] = [];
+    const config = provider === undefined ? undefined : { get: () => undefined, provider };
     if (unset.length > 0) {
-      const how = unset.map((m) => describeSources(m)).join("; ");
+      const how = unset.map((m) => describeSources(m, config)).join("; ");
       parts.push(
         `no ${unset.map((m) => `\`${m}\``).join(", ")} configured. ${how.charAt(0).toUpperCase()}${how.slice(1)}.`,
       );
     }
     for (const m of missing) {
       const origin = empty[m];
-      if (origin !== undefined) parts.push(describeEmpty(m, origin));
+      if (origin !== undefined) parts.push(describeEmpty(m, origin, config));
     }
     super(
       `${context}: ${parts.join(" ")}` +
@@ -105,15 +135,11 @@ export class MissingSettingError extends Error {
  * "`token` is set but empty in the stack config `svc:token`. Give it a value (`pulumi config set
  * --secret svc:token <value>`), or set the input `token` or the environment variable `SVC_TOKEN`."
  */
-function describeEmpty(name: SettingName, origin: SettingOrigin): string {
+function describeEmpty(name: SettingName, origin: SettingOrigin, config?: StackConfigReader): string {
   const s = SETTINGS[name];
-  const sources = [
+  const sources: ConfigSource[] = [
     { origin: `input \`${s.input}\``, text: `the input \`${s.input}\`` },
-    {
-      origin: `stack config \`${s.config}\``,
-      text: `the stack config \`${s.config}\``,
-      how: `\`pulumi config set${s.secret ? " --secret" : ""} ${s.config} <value>\``,
-    },
+    configSource(name, config),
     { origin: `environment variable \`${s.env}\``, text: `the environment variable \`${s.env}\`` },
   ];
   const here = sources.find((x) => x.origin === origin);
@@ -180,10 +206,14 @@ export function configKeysOf(config: StackConfigReader | undefined): readonly st
   return raw !== null && typeof raw === "object" ? Object.keys(raw) : [];
 }
 
-/** "set the input `token`, the stack config `svc:token` or the environment variable `SVC_TOKEN`". */
-export function describeSources(name: SettingName): string {
+/**
+ * "set the input `token`, the stack config `svc:token` or the environment variable `SVC_TOKEN`"
+ * (with an explicit provider's inputs instead of the stack config: "the input `token` of the
+ * provider `second`").
+ */
+export function describeSources(name: SettingName, config?: StackConfigReader): string {
   const s = SETTINGS[name];
-  return `set the input \`${s.input}\`, the stack config \`${s.config}\` or the environment variable \`${s.env}\``;
+  return `set the input \`${s.input}\`, ${configSource(name, config).text} or the environment variable \`${s.env}\``;
 }
 
 /** A value and where it came from. */
@@ -206,7 +236,7 @@ export function resolveSetting(
   if (typeof input === "string" && input !== "") return { value: input, origin: `input \`${s.input}\`` };
   const fromConfig = config?.get(s.config);
   if (typeof fromConfig === "string" && fromConfig !== "") {
-    return { value: fromConfig, origin: `stack config \`${s.config}\`` };
+    return { value: fromConfig, origin: configSource(name, config).origin };
   }
   const fromEnv = env[s.env];
   if (typeof fromEnv === "string" && fromEnv !== "") {
@@ -227,7 +257,7 @@ export function emptySetting(
 ): SettingOrigin | undefined {
   const s = SETTINGS[name];
   if (input === "") return `input \`${s.input}\``;
-  if (config?.get(s.config) === "") return `stack config \`${s.config}\``;
+  if (config?.get(s.config) === "") return configSource(name, config).origin;
   if (env[s.env] === "") return `environment variable \`${s.env}\``;
   return undefined;
 }
@@ -253,7 +283,7 @@ export function resolveSettings<N extends SettingName>(
       const origin = emptySetting(m, inputs[m], env, config);
       if (origin !== undefined) empty[m] = origin;
     }
-    throw new MissingSettingError(missing, context, configKeysOf(config), empty);
+    throw new MissingSettingError(missing, context, configKeysOf(config), empty, config?.provider);
   }
   return out;
 }

@@ -42,6 +42,34 @@ function outputSecrets(news: Props): Set<string> {
   return new Set([...news.secrets, ...secretAccountOutputs()]);
 }
 
+/**
+ * An import or a `get` asked for an account ID that the provider's credentials do not read: each
+ * set of credentials reads one account record, so the ID must be that record's.
+ */
+export class AccountIdMismatchError extends Error {
+  /** Stable code. */
+  readonly code = "SVC_ACCOUNT_ID_MISMATCH";
+
+  /**
+   * @param name - the resource's name
+   * @param asked - the ID asked for
+   * @param found - the ID of the record the credentials read
+   */
+  constructor(
+    name: string,
+    readonly asked: string,
+    readonly found: string,
+  ) {
+    super(
+      `Account \`${name}\`: the ID \`${asked}\` is not the account its provider's credentials read ` +
+        `(\`${found}\`); nothing was imported or read. Give the ID \`${found}\`, or read \`${asked}\` with ` +
+        "that account's `accountApiUrl`, `username` and `password` (the `svc:` stack config, or an " +
+        "explicit provider: `--provider` of `pulumi import`, `options: provider` in a program).",
+    );
+    this.name = "AccountIdMismatchError";
+  }
+}
+
 /** The Account resource of the svc provider. */
 export class AccountResource implements ResourceAdapter {
   /**
@@ -91,11 +119,16 @@ export class AccountResource implements ResourceAdapter {
   }
 
   /**
-   * `pulumi refresh` (and, with no properties, `pulumi import`): the record read again.
-   * The inputs are the request's, else the connection inputs kept in the outputs.
+   * `pulumi refresh` (and, with no properties, `pulumi import` and a program's `get`): the record
+   * read again. The inputs are the request's, else the connection inputs kept in the outputs.
+   *
+   * @throws AccountIdMismatchError when an import or a `get` asks for another account than the
+   * provider's credentials read (nothing is stored)
    */
   async read(id: string, urn: string, props: Props, inputs: Props): Promise<ReadResult> {
     const res = await this.logic.read(id, named(urn, props.values) as AccountOutputs);
+    const adopted = Object.keys(props.values).length === 0;
+    if (adopted && res.id !== id) throw new AccountIdMismatchError(nameOfUrn(urn), id, res.id ?? "");
     const outputs = unnamed(res.props ?? {});
     const given = Object.keys(inputs.values).length > 0;
     const kept = Object.fromEntries(

@@ -5,11 +5,26 @@
  *
  * @packageDocumentation
  */
-import { configKeyHint, unknownConfigKeys, type StackConfigReader } from "../core/connection";
-import { PACKAGE_NAME } from "./schema";
+import {
+  configKeyHint,
+  unknownConfigKeys,
+  type StackConfigReader,
+  type UnknownConfigKey,
+} from "../core/connection";
+import type { CheckResult, Props } from "./resource";
+import { PACKAGE_NAME, configVariables } from "./schema";
 
 /** Inputs of a provider the engine adds itself, which are no config variable. */
 const ENGINE_KEYS = new Set(["version", "pluginDownloadURL"]);
+
+/** The name of a default provider (the one the `svc:` stack config configures): `default`, `default_0_2_0`. */
+const DEFAULT_PROVIDER = /^default(_.*)?$/;
+
+/** The name of an explicit provider (a `pulumi:providers:svc` resource) from its URN; none for a default one. */
+function explicitProvider(urn: string): string | undefined {
+  const name = urn.slice(urn.lastIndexOf("::") + 2);
+  return urn === "" || DEFAULT_PROVIDER.test(name) ? undefined : name;
+}
 
 /** A config value as stack config holds it: a string (other JSON values as their JSON text). */
 function asConfigString(v: unknown): string | undefined {
@@ -27,29 +42,58 @@ export function configEntries(values: Record<string, unknown>): Map<string, stri
   return entries;
 }
 
-/** A stack-config reader over provider inputs (secrets already unwrapped). */
-export function configReader(values: Record<string, unknown>): StackConfigReader {
+/**
+ * A stack-config reader over provider inputs (secrets already unwrapped); for an explicit
+ * provider it names the provider, so messages name its inputs, not stack config keys.
+ *
+ * @param urn - the provider's URN (`Configure` carries it; empty or a default provider's: the stack config)
+ */
+export function configReader(values: Record<string, unknown>, urn = ""): StackConfigReader {
   const entries = configEntries(values);
-  return { get: (key) => entries.get(key), keys: () => [...entries.keys()] };
-}
-
-/** A `CheckConfig` failure: the property and the reason. */
-export interface ConfigFailure {
-  readonly property: string;
-  readonly reason: string;
+  const provider = explicitProvider(urn);
+  return {
+    get: (key) => entries.get(key),
+    keys: () => [...entries.keys()],
+    ...(provider === undefined ? {} : { provider }),
+  };
 }
 
 /**
- * The failures of provider inputs: each key that is no setting, with the nearest setting
- * ("The stack config has `svc:tokn`, which is no setting of pulumi-svc: did you mean `svc:token`?").
- * A failure of the provider as a whole (no property): the engine would print the value of a
- * named property beside the message, and the message names the key already.
+ * The hint for a key that is no setting: of the stack config for the default provider ("The stack
+ * config has `svc:tokn`, …"), of its inputs for an explicit one ("The provider `b` has the input
+ * `tokn`, which is no setting of pulumi-svc: did you mean `token`?").
  */
-export function checkConfig(values: Record<string, unknown>): ConfigFailure[] {
-  return unknownConfigKeys([...configEntries(values).keys()]).map((u) => ({
+function keyHint(provider: string | undefined, u: UnknownConfigKey): string {
+  if (provider === undefined) return configKeyHint(u);
+  const input = (key: string) => key.slice(PACKAGE_NAME.length + 1);
+  return (
+    `The provider \`${provider}\` has the input \`${input(u.key)}\`, which is no setting of pulumi-svc: ` +
+    `did you mean \`${input(u.nearest)}\`?`
+  );
+}
+
+/**
+ * `CheckConfig`: the provider inputs as given, the config variables the schema marks secret
+ * (`password`, `token`) wrapped as secrets whether or not they arrived so (the engine strips the
+ * wrapping before this call and stores what it answers), and a failure for each key that is no
+ * setting, with the nearest setting. A failure of the provider as a whole (no property): the
+ * engine would print the value of a named property beside the message, and the message names
+ * the key already.
+ *
+ * @param urn - the provider's URN (its name says whether it is the default provider)
+ * @param news - the provider inputs
+ */
+export function checkConfig(urn: string, news: Props): CheckResult {
+  const provider = explicitProvider(urn);
+  const secret = Object.entries(configVariables()).filter(([, p]) => p.secret);
+  const failures = unknownConfigKeys([...configEntries(news.values).keys()]).map((u) => ({
     property: "",
-    reason: configKeyHint(u),
+    reason: keyHint(provider, u),
   }));
+  return {
+    inputs: { values: news.values, secrets: new Set([...news.secrets, ...secret.map(([n]) => n)]) },
+    failures,
+  };
 }
 
 /**

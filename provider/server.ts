@@ -72,10 +72,10 @@ function providerHandlers(served: Served, version: string) {
       new rpc.GetSchemaResponse().setSchema(JSON.stringify(packageSchema(version))),
     ),
     checkConfig: unary(async (req: rpc.CheckRequest) => {
-      const news = unmarshal(req.getNews());
+      const res = checkConfig(req.getUrn(), unmarshal(req.getNews()));
       return new rpc.CheckResponse()
-        .setInputs(marshal(news.values, news.secrets))
-        .setFailuresList(failuresOf(checkConfig(news.values)));
+        .setInputs(marshal(res.inputs.values, res.inputs.secrets))
+        .setFailuresList(failuresOf(res.failures));
     }),
     diffConfig: unary(async (req: rpc.DiffRequest) => {
       const changed = changedConfig(unmarshal(req.getOldInputs()).values, unmarshal(req.getNews()).values);
@@ -88,7 +88,7 @@ function providerHandlers(served: Served, version: string) {
         .setDiffsList(changed);
     }),
     configure: unary(async (req: rpc.ConfigureRequest) => {
-      const config = configReader(unmarshal(req.getArgs()).values);
+      const config = configReader(unmarshal(req.getArgs()).values, req.getUrn());
       await Promise.all([...served.values()].map((r) => r.configure(config)));
       return new rpc.ConfigureResponse().setAcceptsecrets(true).setSupportspreview(true);
     }),

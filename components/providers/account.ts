@@ -11,10 +11,12 @@
  *   the stack's outputs and reports a change when any field differs (for instance a plan
  *   upgrade), printing which fields changed; secrets are shown as "(secret)".
  * - `create` and `update` read it and store it as outputs.
- * - `read` (`pulumi refresh`) reads it again. The engine (v3.259) decides whether a refresh
- *   changed a resource by calling `diff` right after `read`, with the refreshed outputs as the
- *   olds: `diff` then compares them with the outputs `read` replaced (kept for that call), so a
- *   plan upgrade shows as an update in `pulumi refresh`, not as "unchanged".
+ * - `read` (`pulumi refresh`) reads it again; with no stored outputs (`pulumi import`, a program's
+ *   `get`) it reads the record of the configured credentials, and its messages name the ID asked.
+ *   The engine (v3.259) decides whether a refresh changed a resource by calling `diff` right
+ *   after `read`, with the refreshed outputs as the olds: `diff` then compares them with the
+ *   outputs `read` replaced (kept for that call), so a plan upgrade shows as an update in
+ *   `pulumi refresh`, not as "unchanged".
  * - `delete` leaves the service untouched (the account is not managed, only read).
  */
 import "../../client/requireNode"; // first: one clear error on a Node.js older than 22.19
@@ -189,7 +191,7 @@ export class AccountProvider implements pulumi.dynamic.ResourceProvider {
     return { outs: this.outputs(news, record) };
   }
 
-  async read(_id: string, props: AccountOutputs): Promise<pulumi.dynamic.ReadResult<AccountOutputs>> {
+  async read(id: string, props: AccountOutputs): Promise<pulumi.dynamic.ReadResult<AccountOutputs>> {
     const inputs: AccountInputs = {
       accountName: typeof props.accountName === "string" ? props.accountName : undefined,
       accountApiUrl: props.accountApiUrl,
@@ -202,7 +204,10 @@ export class AccountProvider implements pulumi.dynamic.ResourceProvider {
     if (!this.settings.get("password") && typeof props.password === "string" && !isUnknown(props.password)) {
       inputs.password = props.password;
     }
-    const record = await this.fetch(inputs, `${accountLabel(inputs)} (refresh)`);
+    // No stored record: an import or a program's `get`, which name the ID, not a refresh.
+    const stored = ACCOUNT_FIELD_LIST.some(({ output }) => output in props);
+    const what = stored ? "refresh" : `read of the ID \`${id}\``;
+    const record = await this.fetch(inputs, `${accountLabel(inputs)} (${what})`);
     const outs = this.outputs(inputs, record);
     this.refreshed.set(refreshKey(record.id, outs), props);
     return { id: record.id, props: outs };

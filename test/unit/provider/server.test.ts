@@ -1,7 +1,8 @@
 /**
  * The provider's gRPC server, over loopback with the stubs of `@pulumi/pulumi`: the handshake
  * line is the port, `GetSchema` and `GetPluginInfo` answer, `Cancel` is harmless when nothing
- * runs, `CheckConfig` refuses a mistyped key, and a type the provider does not serve is refused.
+ * runs, `CheckConfig` refuses a mistyped key and answers the secret variables wrapped, and a type
+ * the provider does not serve is refused.
  */
 import * as assert from "node:assert/strict";
 import * as grpc from "@grpc/grpc-js";
@@ -10,6 +11,7 @@ import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { ResourceProviderClient } from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as rpc from "@pulumi/pulumi/proto/provider_pb";
 import type { PluginInfo } from "@pulumi/pulumi/proto/plugin_pb";
+import { SECRET_SIG, SIG_KEY } from "../../../provider/properties";
 import { serve, servedComponents, servedTypes } from "../../../provider/server";
 
 /** A unary call as a promise. */
@@ -67,6 +69,21 @@ describe("provider server: the provider protocol over loopback", () => {
       res.getFailuresList().map((f) => f.getReason()),
       ["The stack config has `svc:tokn`, which is no setting of pulumi-svc: did you mean `svc:token`?"],
     );
+  });
+
+  it("CheckConfig answers `password` and `token` wrapped as secrets, though they arrive plain", async () => {
+    const req = new rpc.CheckRequest()
+      .setUrn("urn:pulumi:dev::p::pulumi:providers:svc::second")
+      .setNews(
+        Struct.fromJavaScript({ password: "pw-unit-server", token: "tok-unit-server", username: "u" }),
+      );
+    const res = await call<rpc.CheckRequest, rpc.CheckResponse>(client.checkConfig.bind(client), req);
+    assert.deepEqual(res.getFailuresList(), []);
+    assert.deepEqual(res.getInputs()?.toJavaScript(), {
+      password: { [SIG_KEY]: SECRET_SIG, value: "pw-unit-server" },
+      token: { [SIG_KEY]: SECRET_SIG, value: "tok-unit-server" },
+      username: "u",
+    });
   });
 
   it("refuses a type it does not serve, naming it", async () => {

@@ -1,0 +1,81 @@
+/**
+ * The adapter of `svc:index:Account` (`provider/account.ts`): a read with no properties (`pulumi
+ * import`, a program's `get`) reads the record with the provider's configuration, and refuses an
+ * ID that is not the record's, saying which ID the credentials read.
+ */
+import * as assert from "node:assert/strict";
+import { startEmulator, type RunningEmulator } from "../../../emulator";
+import { AccountProvider } from "../../../components/providers/account";
+import { AccountIdMismatchError, AccountResource } from "../../../provider/account";
+import { configReader } from "../../../provider/config";
+
+const CREDS = {
+  username: "unit-import@example.com",
+  password: "pw-unit-import-5c1e",
+  token: "tok-unit-import-7a2b",
+};
+const URN = "urn:pulumi:dev::p::svc:index:Account::imported";
+const NONE = { values: {}, secrets: new Set<string>() };
+
+describe("provider Account: read with no properties (import, get)", () => {
+  let emulator: RunningEmulator;
+  let account: AccountResource;
+
+  before(async () => {
+    emulator = await startEmulator({ plan: "free", ...CREDS });
+    account = new AccountResource(new AccountProvider({}));
+    await account.configure(
+      configReader({ accountApiUrl: emulator.url, username: CREDS.username, password: CREDS.password }),
+    );
+  });
+  after(async () => emulator?.close());
+
+  it("reads the record of the provider's credentials: outputs with the secrets named, no input kept", async () => {
+    const id = emulator.state.account.record.id;
+    const res = await account.read(id, URN, NONE, NONE);
+    assert.equal(res.id, id);
+    assert.equal(res.outputs.values.accountId, id);
+    assert.equal(res.outputs.values.type, "free");
+    assert.equal(res.outputs.values.accountName, undefined, "the name is the URN's, not stored");
+    assert.ok(res.outputs.secrets.has("password") && res.outputs.secrets.has("token"));
+    // The connection came from the provider's configuration: no resource input to keep.
+    assert.deepEqual(
+      Object.entries(res.inputs.values).filter(([, v]) => v !== undefined),
+      [],
+    );
+  });
+
+  it("refuses an ID that is not the record's, naming both and what to do; nothing is returned", async () => {
+    const id = emulator.state.account.record.id;
+    const wrong = "00000000-0000-4000-8000-000000000000";
+    const err = await account.read(wrong, URN, NONE, NONE).then(
+      () => assert.fail("the read must fail"),
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof AccountIdMismatchError);
+    assert.equal(err.code, "SVC_ACCOUNT_ID_MISMATCH");
+    assert.equal(
+      err.message,
+      `Account \`imported\`: the ID \`${wrong}\` is not the account its provider's credentials read ` +
+        `(\`${id}\`); nothing was imported or read. Give the ID \`${id}\`, or read \`${wrong}\` with ` +
+        "that account's `accountApiUrl`, `username` and `password` (the `svc:` stack config, or an " +
+        "explicit provider: `--provider` of `pulumi import`, `options: provider` in a program).",
+    );
+    assert.ok(!err.message.includes(CREDS.password));
+  });
+
+  it("a refused password names the ID asked (no refresh) and where the password came from", async () => {
+    const refused = new AccountResource(new AccountProvider({}));
+    await refused.configure(
+      configReader({ accountApiUrl: emulator.url, username: CREDS.username, password: "pw-unit-wrong-9d3f" }),
+    );
+    const id = emulator.state.account.record.id;
+    await assert.rejects(refused.read(id, URN, NONE, NONE), (e: Error) => {
+      assert.match(e.message, new RegExp(`^Account \`imported\` \\(read of the ID \`${id}\`\\): `));
+      assert.match(e.message, /rejected the credentials \(HTTP 401\)/);
+      assert.match(e.message, /`password` from the stack config `svc:password`/);
+      assert.ok(!e.message.includes("pw-unit-wrong-9d3f"));
+      return true;
+    });
+  });
+});
