@@ -99,7 +99,9 @@ export class RequestRunner {
     const { policy, random, sleep } = this.deps;
     let spentMs = 0;
     for (;;) {
-      if (spec.gate) await spec.gate();
+      if (spec.gate) await untilAborted(spec.gate(), spec.signal);
+      // A request whose signal fired while it waited at the gate is not sent: nothing of it reached the service.
+      if (spec.signal?.aborted) throw this.aborted(spec, state);
       state.attempts += 1;
       const failure = await this.attempt(spec, state);
       if (!("error" in failure)) return failure;
@@ -392,4 +394,21 @@ function headerValue(
 ): string | undefined {
   const v = headers[name];
   return Array.isArray(v) ? v.join(", ") : v;
+}
+
+/**
+ * Waits for `wait` (a gate's release), or less when `signal` fires first: a stopped drain does
+ * not wait for the turns of requests it will not send (the gate's turn is then left unused).
+ */
+function untilAborted(wait: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return wait;
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const stop = () => resolve();
+    signal.addEventListener("abort", stop, { once: true });
+    wait.then(
+      () => (signal.removeEventListener("abort", stop), resolve()),
+      (e: unknown) => (signal.removeEventListener("abort", stop), reject(e)),
+    );
+  });
 }
