@@ -101,6 +101,7 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
       engineAlive: deps.engineAlive ?? engineLivenessProbe(),
       exitOrphaned: deps.exitOrphaned ?? (() => exitOrphanedProvider()),
       drainIn: deps.drainIn ?? "this thread",
+      ...(deps.signal ? { signal: deps.signal } : {}),
     };
     this.settings = new Settings(this.deps.env, config);
   }

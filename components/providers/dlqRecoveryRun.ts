@@ -50,6 +50,12 @@ export interface DrainDeps {
   engineAlive: () => Promise<boolean>;
   /** Ends the provider process once the engine is gone (`exitOrphanedProvider`). */
   exitOrphaned: () => void;
+  /**
+   * Stops the drain when aborted (the engine's `Cancel`: Ctrl-C, or a `customTimeouts` that ran
+   * out): no request is sent after it, those in flight are answered and recorded, and the drain
+   * rejects with the partial state, which the next up continues.
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -235,6 +241,7 @@ export class DrainRun {
       concurrency: this.inputs.concurrency,
       maxRequestsPerSecond: this.inputs.maxRequestsPerSecond,
       gate: c.gate,
+      ...(this.deps.signal ? { signal: this.deps.signal } : {}),
       onPage: async (e) => {
         const requestsLeft = Math.max(total - e.requestCount, 0);
         const allowedPerSecond = this.allowed(c.gate);
@@ -262,6 +269,7 @@ export class DrainRun {
       gate: c.gate,
       ...(c.limits.dlqRetentionMs !== undefined ? { horizonMs: c.limits.dlqRetentionMs } : {}),
       ...(c.limits.maxRequestsPerDay !== undefined ? { dailyLimit: c.limits.maxRequestsPerDay } : {}),
+      ...(this.deps.signal ? { signal: this.deps.signal } : {}),
       onCursorRefused: (w) => this.deps.log(cursorRefused(inputs, w)),
       onPage: async (e) => {
         this.progress.page({
@@ -320,8 +328,10 @@ export class DrainRun {
     const message =
       this.inputs.dlqIds !== undefined && e.code === "SVC_NOT_FOUND" && e.partial.notFoundDlqIds !== undefined
         ? tooManyNotFound(this.inputs, outs)
-        : `${explained.message}\n${this.label} was cut off after resuming ${count(outs.resumedCount, "run")} in ${count(outs.requestCount, "request")}; ` +
-          `they are recorded in the state. ${nextStep(e.code, e.resetAt)}`;
+        : e.code === "SVC_ABORTED" && this.deps.signal?.aborted === true
+          ? stoppedByCancel(this.label, outs)
+          : `${explained.message}\n${this.label} was cut off after resuming ${count(outs.resumedCount, "run")} in ${count(outs.requestCount, "request")}; ` +
+            `they are recorded in the state. ${nextStep(e.code, e.resetAt)}`;
     return partialState(message, this.id, outs, this.inputs);
   }
 }
@@ -358,6 +368,15 @@ function cursorRefused(inputs: DlqRecoveryInputs, w: DrainWindow): string {
     return `${label}: the saved cursor was refused; starting the drain over.`;
   }
   return `${label}: the saved cursor of window [${w.from ?? "…"}, ${w.to ?? "…"}] was refused; that window starts over.`;
+}
+
+/** The message of a drain the engine's `Cancel` stopped (Ctrl-C, or its `customTimeouts`). */
+function stoppedByCancel(label: string, outs: DlqRecoveryOutputs): string {
+  return (
+    `${label} was stopped (Ctrl-C, or its \`customTimeouts\`) after resuming ${count(outs.resumedCount, "run")} ` +
+    `in ${count(outs.requestCount, "request")}: the requests in flight were answered and every run is recorded ` +
+    "in the state; the rest stays in the DLQ. Run `pulumi up` to continue where it stopped, each entry once."
+  );
 }
 
 /** The line of a drain that stopped at `maxRuns`: where, what is left, and how to go on. */

@@ -35,7 +35,8 @@ export const DRAIN_THREAD_YOUNG_MB = 2;
 type ToThread =
   | { type: "run"; n: number; job: DrainJob; cwd: string }
   | { type: "alive"; n: number; alive: boolean }
-  | { type: "alive"; n: number; failed: string };
+  | { type: "alive"; n: number; failed: string }
+  | { type: "cancel"; n: number };
 
 /** What the drain thread sends. */
 type FromThread =
@@ -70,6 +71,10 @@ export class DrainThread {
       this.running.set(n, { label: recoveryLabel(job.inputs), deps, settle });
       worker.ref();
       worker.postMessage(message);
+      // The drain stops in the thread as it would here: no request after the signal.
+      const cancel = () => worker.postMessage({ type: "cancel", n } satisfies ToThread);
+      if (deps.signal?.aborted) cancel();
+      else deps.signal?.addEventListener("abort", cancel, { once: true });
     });
   }
 
@@ -144,6 +149,7 @@ export function drainThread(): DrainThread {
  */
 function serveDrains(port: NonNullable<typeof parentPort>): void {
   const running = new Map<number, { resolve: (alive: boolean) => void; reject: (e: Error) => void }>();
+  const cancels = new Map<number, AbortController>();
   const send = (m: FromThread) => port.postMessage(m);
   const stray = (e: unknown) => {
     for (const n of running.keys()) send({ type: "log", n, line: `drain thread: ${String(e)}` });
@@ -151,12 +157,16 @@ function serveDrains(port: NonNullable<typeof parentPort>): void {
   process.on("uncaughtException", stray);
   process.on("unhandledRejection", stray);
   port.on("message", (m: ToThread) => {
+    if (m.type === "cancel") return cancels.get(m.n)?.abort();
     if (m.type === "alive") {
       const a = running.get(m.n);
       return "failed" in m ? a?.reject(new Error(m.failed)) : a?.resolve(m.alive);
     }
     running.set(m.n, { resolve: () => undefined, reject: () => undefined });
+    const cancel = new AbortController();
+    cancels.set(m.n, cancel);
     const deps: DrainDeps = {
+      signal: cancel.signal,
       now: Date.now,
       log: (line) => send({ type: "log", n: m.n, line }),
       warn: (line) => send({ type: "warn", n: m.n, line }),
@@ -172,7 +182,7 @@ function serveDrains(port: NonNullable<typeof parentPort>): void {
         (outs) => send({ type: "done", n: m.n, outs }),
         (e: unknown) => send({ type: "failed", n: m.n, error: crossingError(e) }),
       )
-      .finally(() => running.delete(m.n));
+      .finally(() => (running.delete(m.n), cancels.delete(m.n)));
   });
 }
 
