@@ -8,7 +8,8 @@
 import "../client/requireNode"; // first: one clear error on a Node.js older than 22.19
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { serve } from "./server";
+import { engineAt, engineAddressOf } from "./engine";
+import { serve, servedTypes } from "./server";
 
 /** The package's version (`package.json`, two folders up from `dist/provider/`, one from `provider/`). */
 function packageVersion(): string {
@@ -20,4 +21,4 @@ function packageVersion(): string {
   return "0.0.0";
 }
 
-void serve(packageVersion());
+void serve(packageVersion(), servedTypes(engineAt(engineAddressOf(process.argv.slice(2)))));

@@ -32,6 +32,29 @@ export interface ReadResult {
   readonly inputs: Props;
 }
 
+/**
+ * A create or update that failed part-way: the engine saves `outputs` as the resource's state,
+ * with `reasons` as its init errors (the protocol's `ErrorResourceInitFailed`, which `server.ts`
+ * sends), so nothing done so far is lost and the next up continues from it.
+ */
+export class ResourceInitError extends Error {
+  /**
+   * @param message - what happened and what to do
+   * @param id - the resource's ID
+   * @param outputs - the state to save, with its secrets named
+   * @param reasons - the init errors to record
+   */
+  constructor(
+    message: string,
+    readonly id: string,
+    readonly outputs: Props,
+    readonly reasons: readonly string[] = [message],
+  ) {
+    super(message);
+    this.name = "ResourceInitError";
+  }
+}
+
 /** One resource type served by the provider (its logic lives in `components/providers/`). */
 export interface ResourceAdapter {
   /** Takes the provider's configuration (the `svc:` stack config, or an explicit provider's inputs). */
@@ -41,8 +64,25 @@ export interface ResourceAdapter {
   check(urn: string, olds: Props, news: Props): Promise<CheckResult>;
   /** True when the resource changed (the next up updates it; never a replacement). */
   diff(id: string, urn: string, olds: Props, news: Props): Promise<boolean>;
-  create(urn: string, news: Props, preview: boolean): Promise<{ id: string; outputs: Props }>;
-  update(id: string, urn: string, olds: Props, news: Props, preview: boolean): Promise<Props>;
+  /**
+   * @param timeoutSeconds - the resource's `customTimeouts` for this call (0: none)
+   * @throws ResourceInitError when it failed part-way, with the state to save
+   */
+  create(
+    urn: string,
+    news: Props,
+    preview: boolean,
+    timeoutSeconds?: number,
+  ): Promise<{ id: string; outputs: Props }>;
+  /** @throws ResourceInitError when it failed part-way, with the state to save */
+  update(
+    id: string,
+    urn: string,
+    olds: Props,
+    news: Props,
+    preview: boolean,
+    timeoutSeconds?: number,
+  ): Promise<Props>;
   read(id: string, urn: string, props: Props, inputs: Props): Promise<ReadResult>;
   delete(id: string, urn: string, props: Props): Promise<void>;
 }

@@ -8,6 +8,7 @@
 import { ACCOUNT_FIELD_LIST, type AccountFieldKind } from "../client/accountRecord";
 import { ACCOUNT_SETTINGS, SETTINGS, type SettingName } from "../core/connection";
 import { ACCOUNT_PROVIDER_TYPE } from "../core/typeTokens";
+import { dlqRecoveryResources, dlqRecoveryTypes } from "./dlqRecoverySchema";
 import { workflowResources, workflowTypes } from "./workflowSchema";
 
 /** A property of the schema (the part this provider uses). */
@@ -89,7 +90,9 @@ export function packageSchema(version: string): Record<string, unknown> {
     name: PACKAGE_NAME,
     displayName: "svc",
     version,
-    description: "The svc durable-workflow queue service: the account record as outputs.",
+    description:
+      "The svc durable-workflow queue service: the account record as outputs, workflows checked against " +
+      "its limits, and the recovery of failed runs from the DLQ.",
     meta: { moduleFormat: "(.*)" },
     config: { variables },
     provider: { description: "The svc provider.", inputProperties: variables },
@@ -103,8 +106,9 @@ export function packageSchema(version: string): Record<string, unknown> {
         required: ACCOUNT_FIELD_LIST.map((f) => f.output),
       },
       ...workflowResources(),
+      ...dlqRecoveryResources(),
     },
-    types: workflowTypes(),
+    types: { ...workflowTypes(), ...dlqRecoveryTypes() },
     language: LANGUAGE,
   };
 }

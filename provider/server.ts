@@ -7,13 +7,17 @@
  * @packageDocumentation
  */
 import * as grpc from "@grpc/grpc-js";
+import { Any } from "google-protobuf/google/protobuf/any_pb";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { ResourceProviderService } from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as rpc from "@pulumi/pulumi/proto/provider_pb";
 import { PluginInfo } from "@pulumi/pulumi/proto/plugin_pb";
-import { ACCOUNT_PROVIDER_TYPE, WORKFLOW_TYPE } from "../core/typeTokens";
+import { Status } from "@pulumi/pulumi/proto/status_pb";
+import { ACCOUNT_PROVIDER_TYPE, DLQ_RECOVERY_PROVIDER_TYPE, WORKFLOW_TYPE } from "../core/typeTokens";
 import { AccountResource } from "./account";
-import type { ResourceAdapter } from "./resource";
+import { DlqRecoveryResource } from "./dlqRecovery";
+import { engineAt, type Engine } from "./engine";
+import { ResourceInitError, type ResourceAdapter } from "./resource";
 import { changedConfig, checkConfig, configReader } from "./config";
 import { construct, type ComponentAdapter, type Components } from "./construct";
 import { marshal, unmarshal } from "./properties";
@@ -23,12 +27,32 @@ import { WorkflowComponent } from "./workflow";
 /** A unary call's handler. */
 type Handler<Req, Res> = (call: grpc.ServerUnaryCall<Req, Res>, cb: grpc.sendUnaryData<Res>) => void;
 
-/** A handler from an async function: a rejection is answered with its message (no stack trace). */
+/**
+ * The error a rejection is answered with: its message (no stack trace); a {@link ResourceInitError}
+ * also carries the state to save (`ErrorResourceInitFailed` in the status details, as the engine
+ * reads them).
+ */
+function grpcError(e: unknown): Partial<grpc.StatusObject> {
+  const message = e instanceof Error ? e.message : String(e);
+  if (!(e instanceof ResourceInitError)) return { code: grpc.status.UNKNOWN, details: message };
+  const failed = new rpc.ErrorResourceInitFailed()
+    .setId(e.id)
+    .setProperties(marshal(e.outputs.values, e.outputs.secrets))
+    .setReasonsList([...e.reasons]);
+  const detail = new Any();
+  detail.pack(failed.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
+  const status = new Status().setCode(grpc.status.UNKNOWN).setMessage(message).setDetailsList([detail]);
+  const metadata = new grpc.Metadata();
+  metadata.add("grpc-status-details-bin", Buffer.from(status.serializeBinary()));
+  return { code: grpc.status.UNKNOWN, details: message, metadata };
+}
+
+/** A handler from an async function: a rejection is answered with {@link grpcError}. */
 function unary<Req, Res>(fn: (req: Req) => Promise<Res>): Handler<Req, Res> {
   return (call, cb) => {
     fn(call.request).then(
       (res) => cb(null, res),
-      (e: unknown) => cb({ code: grpc.status.UNKNOWN, details: e instanceof Error ? e.message : String(e) }),
+      (e: unknown) => cb(grpcError(e)),
     );
   };
 }
@@ -36,9 +60,12 @@ function unary<Req, Res>(fn: (req: Req) => Promise<Res>): Handler<Req, Res> {
 /** The resource types the provider serves, by type token. */
 export type Served = ReadonlyMap<string, ResourceAdapter>;
 
-/** The resource types of the provider the CLI loads, each with its logic. */
-export function servedTypes(): Served {
-  return new Map<string, ResourceAdapter>([[ACCOUNT_PROVIDER_TYPE, new AccountResource()]]);
+/** The resource types of the provider the CLI loads, each with its logic; `engine` is the CLI's. */
+export function servedTypes(engine: Engine = engineAt(undefined)): Served {
+  return new Map<string, ResourceAdapter>([
+    [ACCOUNT_PROVIDER_TYPE, new AccountResource()],
+    [DLQ_RECOVERY_PROVIDER_TYPE, new DlqRecoveryResource(engine)],
+  ]);
 }
 
 /** The component types of the provider (served by `Construct`), each with its logic. */
@@ -123,7 +150,12 @@ function resourceHandlers(served: Served) {
     }),
     create: unary(async (req: rpc.CreateRequest) => {
       const r = resourceOf(served, req.getUrn());
-      const res = await r.create(req.getUrn(), unmarshal(req.getProperties()), req.getPreview());
+      const res = await r.create(
+        req.getUrn(),
+        unmarshal(req.getProperties()),
+        req.getPreview(),
+        req.getTimeout(),
+      );
       return new rpc.CreateResponse()
         .setId(res.id)
         .setProperties(marshal(res.outputs.values, res.outputs.secrets));
@@ -137,6 +169,7 @@ function resourceHandlers(served: Served) {
         olds,
         unmarshal(req.getNews()),
         req.getPreview(),
+        req.getTimeout(),
       );
       return new rpc.UpdateResponse().setProperties(marshal(outs.values, outs.secrets));
     }),

@@ -16,6 +16,7 @@ import { drainThread } from "../../components/providers/drainThread";
 import { PartialStateError, crossingError, rebuiltError } from "../../components/providers/engineProtocol";
 import { ServiceError } from "../../core/messages";
 import { startEmulator, type RunningEmulator } from "../../emulator";
+import { settledResumedCount } from "../helpers/ledger";
 
 const TOKEN = "tok-thread-3b9e51d7";
 
@@ -34,17 +35,6 @@ describe("integration: drains in the drain thread", function () {
       ...deps,
     });
     return { p, logs };
-  }
-
-  /** The ledger's count once no request has been answered for 200 ms (10 × the latency fault). */
-  async function settledResumedCount(): Promise<number> {
-    let last = -1;
-    for (;;) {
-      const now = emulator.state.ledger.totals().distinctEntriesResumed;
-      if (now === last) return now;
-      last = now;
-      await new Promise((r) => setTimeout(r, 200));
-    }
   }
 
   const inputs = (token = TOKEN) => ({ all: true, baseUrl: emulator.url, token, recoveryName: "thread" });
@@ -159,7 +149,7 @@ describe("integration: drains in the drain thread", function () {
       /^DlqRecovery `thread`: the drain thread failed \(the drain thread stopped \(exit code 1\)\); the drain stopped\. Runs resumed so far are in its run log\.$/,
     );
     // Requests the lost thread had in flight are still answered by the emulator: count them too.
-    const before = await settledResumedCount();
+    const before = await settledResumedCount(emulator);
     assert.ok(before > 0 && before < 3_000, `resumed ${before} before the thread was lost`);
 
     emulator.setFaults({});

@@ -5,6 +5,8 @@
  */
 import * as assert from "node:assert/strict";
 import { ACCOUNT_FIELD_LIST } from "../../../client/accountRecord";
+import { DLQ_RECOVERY_RESULT_NAMES } from "../../../components/dlqRecoveryArgs";
+import { INPUT_ROLES } from "../../../components/providers/dlqRecoveryInputs";
 import { SETTINGS } from "../../../core/connection";
 import { packageSchema } from "../../../provider/schema";
 
@@ -66,5 +68,20 @@ describe("provider schema: generated from the declarations", () => {
     assert.equal(schema.version, "1.2.3");
     assert.equal(schema.language.python.packageName, "pulumi_svc");
     assert.equal(schema.language.go.importBasePath, "github.com/pulumi-svc/pulumi-svc/sdk/go/svc");
+  });
+
+  it("DlqRecovery: every input of DlqRecoveryArgs (token secret), every result an output", () => {
+    const r = schema.resources["svc:index:DlqRecovery"];
+    // The inputs the TypeScript component adds for its provider are not a program's.
+    const args = Object.keys(INPUT_ROLES).filter((k) => k !== "accountLimits" && k !== "recoveryName");
+    assert.deepEqual(Object.keys(r.inputProperties).sort(), args.sort());
+    assert.equal(r.inputProperties.token.secret, true);
+    for (const name of DLQ_RECOVERY_RESULT_NAMES) {
+      assert.ok(r.properties[name], `output ${name}`);
+      assert.ok(r.required.includes(name), `${name} is required`);
+    }
+    assert.equal(r.properties.token, undefined, "the token is never an output");
+    assert.equal(r.properties.resumedCount.type, "integer");
+    assert.equal(r.properties.complete.type, "boolean");
   });
 });

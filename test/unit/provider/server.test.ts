@@ -1,8 +1,9 @@
 /**
  * The provider's gRPC server, over loopback with the stubs of `@pulumi/pulumi`: the handshake
  * line is the port, `GetSchema` and `GetPluginInfo` answer, `Cancel` is harmless when nothing
- * runs, `CheckConfig` refuses a mistyped key and answers the secret variables wrapped, and a type
- * the provider does not serve is refused.
+ * runs, `CheckConfig` refuses a mistyped key and answers the secret variables wrapped, a type
+ * the provider does not serve is refused, and a create that failed part-way answers the
+ * protocol's `ErrorResourceInitFailed` with the state to save (secrets wrapped).
  */
 import * as assert from "node:assert/strict";
 import * as grpc from "@grpc/grpc-js";
@@ -11,7 +12,9 @@ import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { ResourceProviderClient } from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as rpc from "@pulumi/pulumi/proto/provider_pb";
 import type { PluginInfo } from "@pulumi/pulumi/proto/plugin_pb";
+import { Status } from "@pulumi/pulumi/proto/status_pb";
 import { SECRET_SIG, SIG_KEY } from "../../../provider/properties";
+import { ResourceInitError, type ResourceAdapter } from "../../../provider/resource";
 import { serve, servedComponents, servedTypes } from "../../../provider/server";
 
 /** A unary call as a promise. */
@@ -91,5 +94,42 @@ describe("provider server: the provider protocol over loopback", () => {
       .setUrn("urn:pulumi:dev::p::svc:index:Nope::n")
       .setNews(Struct.fromJavaScript({}));
     await assert.rejects(call(client.check.bind(client), req), /does not serve the type `svc:index:Nope`/);
+  });
+
+  it("a create that failed part-way answers ErrorResourceInitFailed with the state, secrets wrapped", async () => {
+    const failing = {
+      create: async () => {
+        throw new ResourceInitError("stopped after 50 runs; run `pulumi up` to continue", "dlqr-1", {
+          values: { resumedCount: 50, complete: false, workflowUrl: "http://127.0.0.1/w" },
+          secrets: new Set(["workflowUrl"]),
+        });
+      },
+    } as unknown as ResourceAdapter;
+    const started = await serve("9.8.7", new Map([["svc:index:DlqRecovery", failing]]), () => undefined);
+    const c = new ResourceProviderClient(`127.0.0.1:${started.port}`, grpc.credentials.createInsecure());
+    try {
+      const req = new rpc.CreateRequest()
+        .setUrn("urn:pulumi:dev::p::svc:index:DlqRecovery::r")
+        .setProperties(Struct.fromJavaScript({}));
+      const err = (await call(c.create.bind(c), req).then(
+        () => assert.fail("the create should fail"),
+        (e: unknown) => e,
+      )) as grpc.ServiceError;
+      assert.equal(err.details, "stopped after 50 runs; run `pulumi up` to continue");
+      const [bin] = err.metadata.get("grpc-status-details-bin") as Buffer[];
+      const [detail] = Status.deserializeBinary(bin).getDetailsList();
+      assert.equal(detail.getTypeName(), "pulumirpc.ErrorResourceInitFailed");
+      const failed = rpc.ErrorResourceInitFailed.deserializeBinary(detail.getValue_asU8());
+      assert.equal(failed.getId(), "dlqr-1");
+      assert.deepEqual(failed.getReasonsList(), ["stopped after 50 runs; run `pulumi up` to continue"]);
+      assert.deepEqual(failed.getProperties()?.toJavaScript(), {
+        resumedCount: 50,
+        complete: false,
+        workflowUrl: { [SIG_KEY]: SECRET_SIG, value: "http://127.0.0.1/w" },
+      });
+    } finally {
+      c.close();
+      started.server.forceShutdown();
+    }
   });
 });

@@ -1,0 +1,209 @@
+/**
+ * `svc:index:DlqRecovery` served by the svc provider: an adapter from the provider protocol's
+ * calls to the one implementation of the DlqRecovery's logic, `DlqRecoveryProvider`
+ * (`components/providers/dlqRecovery.ts`). What the protocol adds to that logic is here:
+ *
+ * - the resource's name comes from its URN (`recoveryName`, which the logic names it by in
+ *   messages and run logs; never stored);
+ * - progress lines and warnings go to the engine with the resource's URN, so they show on the
+ *   DlqRecovery's own row, and each call's lines reach the engine before its answer;
+ * - the engine's `Cancel` (Ctrl-C) and the resource's `customTimeouts` stop a running drain: no
+ *   request is sent after them, those in flight are answered and recorded, and the partial state
+ *   is saved ({@link ResourceInitError}); the next up continues it, each entry once;
+ * - `token` is a secret input and never an output.
+ *
+ * @packageDocumentation
+ */
+import { DlqRecoveryProvider, type DlqRecoveryDeps } from "../components/providers/dlqRecovery";
+import type { DlqRecoveryInputs, DlqRecoveryOutputs } from "../components/providers/dlqRecoveryInputs";
+import { PROVIDER_KEY, PartialStateError } from "../components/providers/engineProtocol";
+import type { StackConfigReader } from "../core/connection";
+import { UNKNOWN } from "../core/unknownValue";
+import { nameOfUrn } from "./account";
+import type { Engine } from "./engine";
+import {
+  ResourceInitError,
+  type CheckResult,
+  type Props,
+  type ReadResult,
+  type ResourceAdapter,
+} from "./resource";
+import { DLQ_RECOVERY_RESULT_NAMES } from "../components/dlqRecoveryArgs";
+
+/** The input that is always a secret (and never an output). */
+const TOKEN = "token";
+
+/** `values` with the resource's name as `recoveryName`. */
+function named(urn: string, values: Record<string, unknown>): Record<string, unknown> {
+  return { ...values, recoveryName: nameOfUrn(urn) };
+}
+
+/** The outputs to store: without the name (the URN's) and without a serialized provider. */
+function stored(values: Record<string, unknown>): Record<string, unknown> {
+  const { recoveryName: _name, [PROVIDER_KEY]: _provider, ...rest } = values;
+  return rest;
+}
+
+/** The secrets of the outputs: the inputs that arrived secret, but the token (never stored). */
+function outputSecrets(news: Props): Set<string> {
+  return new Set([...news.secrets].filter((k) => k !== TOKEN));
+}
+
+/** One call's lines, sent to the engine on the resource's row; `flushed` waits for them all. */
+class RowLog {
+  private readonly pending = new Set<Promise<boolean>>();
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly urn: string,
+  ) {}
+
+  readonly info = (line: string): void => this.send("info", line);
+  readonly warning = (line: string): void => this.send("warning", line);
+
+  /** Resolves once every line sent so far was answered by the engine. */
+  async flushed(): Promise<void> {
+    await Promise.all([...this.pending]);
+  }
+
+  private send(severity: "info" | "warning", line: string): void {
+    const p = this.engine.log(this.urn, severity, line);
+    this.pending.add(p);
+    void p.then(() => this.pending.delete(p));
+  }
+}
+
+/** The DlqRecovery resource of the svc provider. */
+export class DlqRecoveryResource implements ResourceAdapter {
+  private config: StackConfigReader | undefined;
+  /** Aborted by `cancel`; each drain also listens to its own `customTimeouts`. */
+  private cancelling = new AbortController();
+
+  /**
+   * @param engine - the engine that started the provider (logs on the row, liveness)
+   * @param deps - what the logic needs beside the engine (tests run drains in their own thread)
+   */
+  constructor(
+    private readonly engine: Engine,
+    private readonly deps: Partial<DlqRecoveryDeps> = { drainIn: "drain thread" },
+  ) {}
+
+  /** Takes the provider's configuration (the `svc:` stack config, or an explicit provider's inputs). */
+  async configure(config: StackConfigReader): Promise<void> {
+    this.config = config;
+  }
+
+  /** Stops every running drain, which saves its state; harmless when none runs. */
+  async cancel(): Promise<void> {
+    this.cancelling.abort();
+    this.cancelling = new AbortController();
+  }
+
+  async check(urn: string, olds: Props, news: Props): Promise<CheckResult> {
+    const log = new RowLog(this.engine, urn);
+    const res = await this.logic(log).check(
+      named(urn, olds.values) as DlqRecoveryInputs,
+      named(urn, news.values) as DlqRecoveryInputs,
+    );
+    await log.flushed();
+    const failures = (res.failures ?? []).map((f) => ({ property: f.property, reason: f.reason }));
+    return { inputs: { values: news.values, secrets: new Set([...news.secrets, TOKEN]) }, failures };
+  }
+
+  async diff(id: string, urn: string, olds: Props, news: Props): Promise<boolean> {
+    const log = new RowLog(this.engine, urn);
+    const res = await this.logic(log).diff(
+      id,
+      named(urn, olds.values) as unknown as DlqRecoveryOutputs,
+      named(urn, news.values) as DlqRecoveryInputs,
+    );
+    await log.flushed();
+    return res.changes === true;
+  }
+
+  async create(
+    urn: string,
+    news: Props,
+    preview: boolean,
+    timeoutSeconds = 0,
+  ): Promise<{ id: string; outputs: Props }> {
+    if (preview) return { id: "", outputs: previewOutputs(news) };
+    return this.draining(urn, news, timeoutSeconds, async (logic) => {
+      const res = await logic.create(named(urn, news.values) as DlqRecoveryInputs);
+      return { id: res.id, outputs: { values: stored({ ...res.outs }), secrets: outputSecrets(news) } };
+    });
+  }
+
+  async update(
+    id: string,
+    urn: string,
+    olds: Props,
+    news: Props,
+    preview: boolean,
+    timeoutSeconds = 0,
+  ): Promise<Props> {
+    if (preview) return previewOutputs(news);
+    return this.draining(urn, news, timeoutSeconds, async (logic) => {
+      const res = await logic.update(
+        id,
+        named(urn, olds.values) as unknown as DlqRecoveryOutputs,
+        named(urn, news.values) as DlqRecoveryInputs,
+      );
+      return { values: stored({ ...res.outs }), secrets: outputSecrets(news) };
+    });
+  }
+
+  /** `pulumi refresh`: the state as it is (the service has nothing to read back). */
+  async read(id: string, _urn: string, props: Props, inputs: Props): Promise<ReadResult> {
+    return { id, outputs: props, inputs };
+  }
+
+  /** Deleting a DlqRecovery leaves the service untouched: resumed runs are not undone. */
+  async delete(): Promise<void> {}
+
+  /**
+   * Runs `fn` (a create or an update that may drain) with a logic whose drain stops at a
+   * `Cancel` or after `timeoutSeconds`; a drain cut off rejects with the state to save.
+   */
+  private async draining<T>(
+    urn: string,
+    news: Props,
+    timeoutSeconds: number,
+    fn: (logic: DlqRecoveryProvider) => Promise<T>,
+  ): Promise<T> {
+    const log = new RowLog(this.engine, urn);
+    const stops = [this.cancelling.signal];
+    if (timeoutSeconds > 0) stops.push(AbortSignal.timeout(timeoutSeconds * 1000));
+    try {
+      return await fn(this.logic(log, AbortSignal.any(stops)));
+    } catch (e) {
+      if (!(e instanceof PartialStateError)) throw e;
+      const outputs = { values: stored(e.properties), secrets: outputSecrets(news) };
+      throw new ResourceInitError(e.message, e.id, outputs, e.reasons);
+    } finally {
+      await log.flushed();
+    }
+  }
+
+  /** The logic for one call: its lines on the resource's row, its drain stopped by `signal`. */
+  private logic(log: RowLog, signal?: AbortSignal): DlqRecoveryProvider {
+    return new DlqRecoveryProvider(
+      {
+        ...this.deps,
+        log: log.info,
+        warn: log.warning,
+        engineAlive: () => this.engine.alive(),
+        exitOrphaned: this.deps.exitOrphaned ?? (() => setTimeout(() => process.exit(1), 200).unref()),
+        ...(signal ? { signal } : {}),
+      },
+      this.config,
+    );
+  }
+}
+
+/** The outputs of a preview: the inputs but the token, and every result unknown. */
+function previewOutputs(news: Props): Props {
+  const { [TOKEN]: _token, ...values } = news.values;
+  for (const k of DLQ_RECOVERY_RESULT_NAMES) values[k] = UNKNOWN;
+  return { values, secrets: outputSecrets(news) };
+}

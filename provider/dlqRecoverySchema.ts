@@ -1,0 +1,156 @@
+/**
+ * The schema of `svc:index:DlqRecovery`: its inputs keyed by the one declaration of the
+ * arguments (`DlqRecoveryArgs`, through the provider's `INPUT_ROLES`), its outputs by the results
+ * (`DlqRecoveryResults`); the compiler refuses a table that misses a name or adds one, and
+ * `test/unit/provider/dlqRecoverySchema.test.ts` checks the rest against the declarations.
+ * Inputs the TypeScript component adds for its provider (`accountLimits`, `recoveryName`) are
+ * not in the schema: the svc provider takes the name from the URN.
+ *
+ * @packageDocumentation
+ */
+import type { DlqRecoveryArgs, DlqRecoveryResults } from "../components/dlqRecoveryArgs";
+import { DLQ_RECOVERY_PROVIDER_TYPE } from "../core/typeTokens";
+import { WORKFLOW_FLOW_CONTROL_TYPE } from "./workflowSchema";
+
+/** A property's type in the schema (`type`, `$ref`, `items`, `additionalProperties`, ...). */
+type TypeSpec = Readonly<Record<string, unknown>>;
+
+/** The token of a resumed run's object type. */
+export const RESUMED_RUN_TYPE = "svc:index:ResumedRun";
+
+const STRING: TypeSpec = { type: "string" };
+const INTEGER: TypeSpec = { type: "integer" };
+const BOOLEAN: TypeSpec = { type: "boolean" };
+const STRINGS: TypeSpec = { type: "array", items: STRING };
+const MS = "unix milliseconds";
+
+/** Each argument's type and description (the TSDoc of `DlqRecoveryArgs`, shortened). */
+const INPUTS: Record<keyof DlqRecoveryArgs, TypeSpec> = {
+  dlqIds: { ...STRINGS, description: "Resume exactly these DLQ entries (not with filters or `all`)." },
+  fromDate: { ...INTEGER, description: `Resume entries that failed at or after this time, ${MS}.` },
+  toDate: { ...INTEGER, description: `Resume entries that failed at or before this time, ${MS}.` },
+  workflowUrl: { ...STRING, description: "Resume entries of this workflow URL." },
+  workflowRunId: { ...STRING, description: "Resume the entries of this run ID." },
+  workflowCreatedAt: { ...INTEGER, description: `Resume entries of runs created at this time, ${MS}.` },
+  all: { ...BOOLEAN, description: "Resume every entry in the DLQ (required to mean everything)." },
+  flowControl: {
+    $ref: `#/types/${WORKFLOW_FLOW_CONTROL_TYPE}`,
+    description: "Flow-control override of the resumed runs; unset, they keep their own.",
+  },
+  retries: { ...INTEGER, description: "Retries override of the resumed runs' steps (`Svc-Retries`)." },
+  triggers: {
+    type: "array",
+    items: { $ref: "pulumi.json#/Any" },
+    description: "Change any element to resume again with the same selection on the next up.",
+  },
+  baseUrl: {
+    ...STRING,
+    description:
+      "Base URL of the resume API. Falls back to the stack config `svc:baseUrl`, then `SVC_BASE_URL`.",
+  },
+  token: {
+    ...STRING,
+    secret: true,
+    description: "Bearer token; never stored. Falls back to the stack config `svc:token`, then `SVC_TOKEN`.",
+  },
+  account: {
+    ...STRING,
+    description:
+      "The account the runs belong to: an account ID (an Account's `accountId`). Changing it sends nothing.",
+  },
+  allowInsecureHttp: {
+    ...BOOLEAN,
+    description: "Allow the token over plain `http://` to a non-loopback host. Default false.",
+  },
+  concurrency: {
+    ...INTEGER,
+    description:
+      "Requests in flight at once (1 to 32): windows of a filter drain (default 16), `dlqIds` batches (4).",
+  },
+  maxRequestsPerSecond: {
+    ...INTEGER,
+    description: "Caps this drain's requests per second below the account's rate gate.",
+  },
+  maxRuns: {
+    ...INTEGER,
+    description:
+      "Stops the drain after this many runs (whole requests); a later up with a higher cap or none continues.",
+  },
+  maxRecordedRuns: {
+    ...INTEGER,
+    description: "How many new runs `resumedRuns` keeps in state (0 to 10,000). Default 10.",
+  },
+  runLogFile: {
+    ...STRING,
+    description: 'JSON Lines file (relative to the program folder) that gets every resumed run; "" for none.',
+  },
+};
+
+/** Each result's type and description (the TSDoc of `DlqRecoveryResults`, shortened). */
+const RESULTS: Record<keyof DlqRecoveryResults, TypeSpec> = {
+  resumedCount: {
+    ...INTEGER,
+    description: "Runs resumed with known new run IDs, over the drain and its continuations.",
+  },
+  requestCount: { ...INTEGER, description: "Resume requests the service answered." },
+  resumedRuns: {
+    type: "array",
+    items: { $ref: `#/types/${RESUMED_RUN_TYPE}` },
+    description: "The first new runs, at most `maxRecordedRuns`; every run is in the run log.",
+  },
+  resumedRunsTruncated: {
+    ...BOOLEAN,
+    description: "True when `resumedRuns` holds fewer runs than `resumedCount`.",
+  },
+  ambiguousRequests: {
+    ...INTEGER,
+    description: "Requests whose response was lost after the service may have resumed runs.",
+  },
+  unconfirmedDlqIds: {
+    ...STRINGS,
+    description: "DLQ IDs resumed by a lost response, whose new run IDs never came back.",
+  },
+  overrideHeaders: {
+    type: "object",
+    additionalProperties: STRING,
+    description: "The override headers sent with every request, name to value.",
+  },
+  startedAt: { ...STRING, description: "When the drain started (ISO 8601, UTC)." },
+  finishedAt: { ...STRING, description: "When the drain finished or was cut off (ISO 8601, UTC)." },
+  complete: {
+    ...BOOLEAN,
+    description: "False when the drain was cut off or stopped at `maxRuns`; the next up continues it.",
+  },
+  notFoundDlqIds: { ...STRINGS, description: "`dlqIds` the service did not find, the first 20." },
+  notFoundCount: { ...INTEGER, description: "How many `dlqIds` were not found." },
+};
+
+/** The schema's `resources` entry of the DlqRecovery, keyed by its token. */
+export function dlqRecoveryResources(): Record<string, unknown> {
+  const { token: _token, ...echoed } = INPUTS;
+  return {
+    [DLQ_RECOVERY_PROVIDER_TYPE]: {
+      description:
+        "Resumes failed workflow runs from the DLQ on `pulumi up`, at most 50 a request, as fast as the " +
+        "account allows; a cut-off drain (an error, Ctrl-C, `maxRuns`) is continued by the next up, each " +
+        "entry once. Deleting it leaves the service untouched.",
+      inputProperties: INPUTS,
+      properties: { ...echoed, ...RESULTS },
+      required: Object.keys(RESULTS),
+    },
+  };
+}
+
+/** The schema's `types` of the DlqRecovery (a resumed run). */
+export function dlqRecoveryTypes(): Record<string, unknown> {
+  return {
+    [RESUMED_RUN_TYPE]: {
+      type: "object",
+      properties: {
+        workflowRunId: { ...STRING, description: "The new run's ID (`wfr_...`)." },
+        workflowCreatedAt: { ...INTEGER, description: `When the new run was created, ${MS}.` },
+      },
+      required: ["workflowRunId", "workflowCreatedAt"],
+    },
+  };
+}
