@@ -24,11 +24,16 @@ const README_PORT = "18080";
 /** A file block (preceded by a line "`name`:") or a shell block of the README's section. */
 type Block = { kind: "sh"; text: string } | { kind: "file"; name: string; text: string };
 
-/** The blocks of the README section "Using the library in your own program", in order. */
-function walkthroughBlocks(readme: string): Block[] {
-  const start = readme.indexOf("## Using the library in your own program");
-  assert.ok(start >= 0, "README has the section");
-  const section = readme.slice(start, readme.indexOf("\n## ", start + 1));
+/** The README's TypeScript walkthrough starts at this heading, its YAML one at the next. */
+const TS_HEADING = "## Using the library in your own program";
+const YAML_HEADING = "### A YAML program";
+
+/** The blocks of the README from `heading` to the next heading given (or the next section), in order. */
+function walkthroughBlocks(readme: string, heading: string, until = "\n## "): Block[] {
+  const start = readme.indexOf(heading);
+  assert.ok(start >= 0, `README has the section ${heading}`);
+  const ends = [readme.indexOf(until, start + 1), readme.indexOf("\n## ", start + 1)].filter((i) => i > 0);
+  const section = readme.slice(start, Math.min(...ends));
   const blocks: Block[] = [];
   const fence = /(?:^`([^`\n]+)`:\n\n)?^```(\w+)\n([\s\S]*?)^```$/gm;
   for (const m of section.matchAll(fence)) {
@@ -95,7 +100,8 @@ describe("e2e: your own program", function () {
 
   it("the README's walkthrough runs as written, in an empty folder, through toolchain/pulumi.sh", async () => {
     fs.mkdirSync(home);
-    const blocks = walkthroughBlocks(fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8"));
+    const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+    const blocks = walkthroughBlocks(readme, TS_HEADING, `\n${YAML_HEADING}`);
     assert.deepEqual(
       blocks.filter((b) => b.kind === "file").map((b) => (b.kind === "file" ? b.name : "")),
       ["package.json", "Pulumi.yaml", "index.ts"],
@@ -142,6 +148,33 @@ describe("e2e: your own program", function () {
         .once("error", reject)
         .listen(port, "127.0.0.1", () => server.close(() => resolve()));
     });
+  });
+
+  it("the README's YAML walkthrough runs as written, in an empty folder, with no plugin download", async () => {
+    fs.mkdirSync(home, { recursive: true });
+    const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+    const blocks = walkthroughBlocks(readme, YAML_HEADING);
+    assert.deepEqual(
+      blocks.map((b) => (b.kind === "file" ? b.name : b.kind)),
+      ["sh", "Pulumi.yaml", "sh"],
+    );
+    const port = await freePort();
+    // Automatic plugin acquisition stays on (no PULUMI_* of the tests): a download attempt would show.
+    const { code, out } = await runBash(walkthroughScript(blocks, port), root, userEnv(home));
+    assert.equal(code, 0, out);
+    assert.doesNotMatch(out, /download|acquir/i, "no plugin is downloaded");
+    assert.match(out, /\+ {2}svc:index:DlqRecovery +incident42 +create/);
+    assert.match(out, /\+ {2}svc:index:Workflow +orders +create/);
+    const done = /DlqRecovery `incident42`: (\d+) runs resumed in \d+ requests? \(\d+ runs\/s\), done/.exec(
+      out,
+    );
+    assert.ok(done, out);
+    const resumed = Number(done[1]);
+    assert.ok(resumed > 50 && resumed < 500, `the orders runs of the 500: ${resumed}`);
+    assert.match(out, new RegExp(`^${resumed}$`, "m"), "pulumi stack output resumedCount");
+    assert.match(out, /svc emulator: SIGTERM, closing/);
+    const stacks = fs.readdirSync(path.join(home, ".pulumi-state", ".pulumi", "stacks"));
+    assert.ok(stacks.includes("my-yaml-infra"), stacks.join(", "));
   });
 
   it(`the tarball beside @pulumi/pulumi ${NEWEST_SDK} leaves one copy of the SDK`, async () => {

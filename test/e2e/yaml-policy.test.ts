@@ -6,7 +6,7 @@
  *
  * 1. a fresh stack, the Workflow's `account` an account ID from config: over the limits, the
  *    preview fails naming the Workflow and the values;
- * 2. within the limits, README's program verbatim (`account: ${account.accountId}`): the
+ * 2. within the limits, the full program (`account: ${account.accountId}`): the
  *    preview passes and `up` stores the outputs the TypeScript `Workflow` computes;
  * 3. then over the limits again: the preview fails, the limits read for the Account's ID, or
  *    for the Account itself when `account` is its URN;
@@ -22,6 +22,7 @@ import { startEmulator, type RunningEmulator } from "../../emulator";
 import { WORKFLOW_TYPE } from "../../core/typeTokens";
 import { PulumiProject, REPO_ROOT, resourceOfType, type CliResult } from "../helpers/pulumi";
 import { assertNoSecrets, secretForms } from "../helpers/secrets";
+import { yamlProgramHead } from "../helpers/yaml";
 
 const PACK_DIR = path.join(REPO_ROOT, "policies");
 const PROJECT = "yaml-policy";
@@ -33,13 +34,7 @@ const CREDS = {
 
 /** The program: an Account and the Workflow `orders` with `workflow` as its properties (YAML lines). */
 function program(account: string, workflow: string): string {
-  return `name: ${PROJECT}
-runtime: yaml
-plugins:
-  providers:
-    - name: svc
-      path: ./node_modules/pulumi-svc/dist/provider
-config:
+  return `${yamlProgramHead(PROJECT)}config:
   accountId:
     type: string
 resources:
@@ -69,16 +64,27 @@ const OVER = "retries: 1000\nflowControl:\n  key: orders\n  parallelism: 5";
 const WITHIN =
   "retries: 3\ndelay: 10m\nflowControl:\n  key: orders\n  parallelism: 2\n  rate: 10\n  period: 1m";
 
-/** README's Workflow program (section "YAML programs (preview)"), verbatim but for its name. */
-const README_PROGRAM = ((): string => {
-  const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
-  const section = readme.slice(readme.indexOf("### YAML programs (preview)"));
-  const block = [...section.matchAll(/^```yaml\n([\s\S]*?)^```$/gm)]
-    .map((m) => m[1])
-    .find((b) => b.includes("type: svc:index:Workflow"));
-  assert.ok(block, "README has the section and its Workflow program");
-  return block.replace(/^name: .*$/m, `name: ${PROJECT}`);
-})();
+/** A Workflow program with every argument (the README's walkthrough runs verbatim in own-program.test.ts). */
+const FULL_PROGRAM = `${yamlProgramHead(PROJECT)}resources:
+  account:
+    type: svc:index:Account
+  orders:
+    type: svc:index:Workflow
+    properties:
+      url: https://example.com/api/orders
+      account: \${account.accountId}
+      retries: 3
+      delay: 10m
+      flowControl:
+        key: orders
+        parallelism: 2
+        rate: 10
+        period: 1m
+outputs:
+  ordersHeaders: \${orders.headers}
+  ordersFlowControl: \${orders.flowControl}
+  ordersDelaySeconds: \${orders.delaySeconds}
+`;
 
 function count(text: string, needle: string): number {
   return text.split(needle).length - 1;
@@ -149,7 +155,7 @@ describe("e2e: the policy pack on a YAML program (svc:index:Workflow served by t
   });
 
   it("within the limits: the preview passes and `up` stores the TypeScript Workflow's outputs", async () => {
-    fs.writeFileSync(path.join(p.dir, "Pulumi.yaml"), README_PROGRAM);
+    fs.writeFileSync(path.join(p.dir, "Pulumi.yaml"), FULL_PROGRAM);
     const previewed = await p.preview(["--policy-pack", PACK_DIR]);
     assert.doesNotMatch(previewed.stdout, /\[mandatory\]/);
     await p.up(["--policy-pack", PACK_DIR]);
@@ -167,7 +173,7 @@ describe("e2e: the policy pack on a YAML program (svc:index:Workflow served by t
       headers: HEADERS,
       account: emulator.state.account.id,
     });
-    // The program of the tests below is README's with other Workflow arguments.
+    // The program of the tests below is the full one with other Workflow arguments.
     write("${account.accountId}", WITHIN);
     await p.preview(["--expect-no-changes"]);
   });

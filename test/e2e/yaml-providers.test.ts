@@ -14,6 +14,7 @@ import { startEmulator, type RunningEmulator } from "../../emulator";
 import { ACCOUNT_PROVIDER_TYPE } from "../../core/typeTokens";
 import { PulumiProject, REPO_ROOT, type StateDeployment } from "../helpers/pulumi";
 import { assertNoSecrets, secretForms } from "../helpers/secrets";
+import { yamlProgramHead } from "../helpers/yaml";
 
 const CREDS_A = {
   token: "tok-e2e-yaml-prov-a-71c3e9d2",
@@ -29,15 +30,7 @@ const SECRETS = [...secretForms(CREDS_A), ...secretForms(CREDS_B)];
 const PROVIDER_TYPE = "pulumi:providers:svc";
 
 /** The head of every program: the provider found in the installed package, no download. */
-function head(name: string): string {
-  return `name: ${name}
-runtime: yaml
-plugins:
-  providers:
-    - name: svc
-      path: ./node_modules/pulumi-svc/dist/provider
-`;
-}
+const head = yamlProgramHead;
 
 /** Lines of a stack trace (`    at fn (file:line)`). */
 const STACK_TRACE = /^\s+at .*:\d+:\d+\)?$/m;
