@@ -12,7 +12,8 @@ import { AccountProvider, type AccountInputs, type AccountOutputs } from "../com
 import { ACCOUNT_FIELD_LIST } from "../core/accountFields";
 import type { StackConfigReader } from "../core/connection";
 import { UNKNOWN } from "../core/unknownValue";
-import type { CheckResult, Props, ReadResult, ResourceAdapter } from "./resource";
+import type { Engine } from "./engine";
+import { RowLog, type CheckResult, type Props, type ReadResult, type ResourceAdapter } from "./resource";
 import { accountInputs, secretAccountOutputs } from "./schema";
 
 /** The resource's name: the last part of its URN (`urn:pulumi:dev::proj::svc:index:Account::account`). */
@@ -73,9 +74,13 @@ export class AccountIdMismatchError extends Error {
 /** The Account resource of the svc provider. */
 export class AccountResource implements ResourceAdapter {
   /**
+   * @param engine - the engine that started the provider (lines on the resource's row)
    * @param logic - the Account's logic (tests pass one with their own environment)
    */
-  constructor(private readonly logic: AccountProvider = new AccountProvider()) {}
+  constructor(
+    private readonly engine: Engine,
+    private readonly logic: AccountProvider = new AccountProvider(),
+  ) {}
 
   /** Hands the provider's configuration (the `svc:` stack config) to the logic. */
   async configure(config: StackConfigReader): Promise<void> {
@@ -84,8 +89,10 @@ export class AccountResource implements ResourceAdapter {
   }
 
   async check(urn: string, olds: Props, news: Props): Promise<CheckResult> {
+    // A new Account has no olds (the logic then reads nothing at check): they stay empty.
+    const existing = Object.keys(olds.values).length > 0;
     const res = await this.logic.check(
-      named(urn, olds.values) as AccountInputs,
+      (existing ? named(urn, olds.values) : {}) as AccountInputs,
       named(urn, news.values) as AccountInputs,
     );
     const failures = (res.failures ?? []).map((f) => ({ property: f.property, reason: f.reason }));
@@ -94,11 +101,14 @@ export class AccountResource implements ResourceAdapter {
   }
 
   async diff(id: string, urn: string, olds: Props, news: Props): Promise<boolean> {
+    const log = new RowLog(this.engine, urn);
     const res = await this.logic.diff(
       id,
       named(urn, olds.values) as AccountOutputs,
       named(urn, news.values) as AccountInputs,
+      log.info,
     );
+    await log.flushed();
     return res.changes === true;
   }
 
@@ -151,10 +161,13 @@ export class AccountResource implements ResourceAdapter {
     await this.logic.delete();
   }
 
-  /** The outputs of a preview: the inputs, and every field of the record unknown. */
+  /**
+   * The outputs of a preview: the inputs, and every other field of the record unknown (a given
+   * `password` is the record's: the policy pack reads the record with it at preview).
+   */
   private previewOutputs(news: Props): Props {
     const values: Record<string, unknown> = { ...news.values };
-    for (const f of ACCOUNT_FIELD_LIST) values[f.output] = UNKNOWN;
+    for (const f of ACCOUNT_FIELD_LIST) if (values[f.output] === undefined) values[f.output] = UNKNOWN;
     return { values, secrets: outputSecrets(news) };
   }
 }

@@ -23,6 +23,7 @@ import { nameOfUrn } from "./account";
 import type { Engine } from "./engine";
 import {
   ResourceInitError,
+  RowLog,
   type CheckResult,
   type Props,
   type ReadResult,
@@ -47,30 +48,6 @@ function stored(values: Record<string, unknown>): Record<string, unknown> {
 /** The secrets of the outputs: the inputs that arrived secret, but the token (never stored). */
 function outputSecrets(news: Props): Set<string> {
   return new Set([...news.secrets].filter((k) => k !== TOKEN));
-}
-
-/** One call's lines, sent to the engine on the resource's row; `flushed` waits for them all. */
-class RowLog {
-  private readonly pending = new Set<Promise<boolean>>();
-
-  constructor(
-    private readonly engine: Engine,
-    private readonly urn: string,
-  ) {}
-
-  readonly info = (line: string): void => this.send("info", line);
-  readonly warning = (line: string): void => this.send("warning", line);
-
-  /** Resolves once every line sent so far was answered by the engine. */
-  async flushed(): Promise<void> {
-    await Promise.all([...this.pending]);
-  }
-
-  private send(severity: "info" | "warning", line: string): void {
-    const p = this.engine.log(this.urn, severity, line);
-    this.pending.add(p);
-    void p.then(() => this.pending.delete(p));
-  }
 }
 
 /** The DlqRecovery resource of the svc provider. */
@@ -153,9 +130,16 @@ export class DlqRecoveryResource implements ResourceAdapter {
     });
   }
 
-  /** `pulumi refresh`: the state as it is (the service has nothing to read back). */
+  /**
+   * `pulumi refresh`: the state as it is (the service has nothing to read back), less what a 0.2
+   * dynamic resource stored beside it (its serialized provider, its name).
+   */
   async read(id: string, _urn: string, props: Props, inputs: Props): Promise<ReadResult> {
-    return { id, outputs: props, inputs };
+    return {
+      id,
+      outputs: { values: stored(props.values), secrets: props.secrets },
+      inputs: { values: stored(inputs.values), secrets: inputs.secrets },
+    };
   }
 
   /** Deleting a DlqRecovery leaves the service untouched: resumed runs are not undone. */

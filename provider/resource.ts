@@ -6,6 +6,7 @@
  * @packageDocumentation
  */
 import type { StackConfigReader } from "../core/connection";
+import type { Engine } from "./engine";
 
 /** Properties and the names of those that are secrets. */
 export interface Props {
@@ -85,4 +86,28 @@ export interface ResourceAdapter {
   ): Promise<Props>;
   read(id: string, urn: string, props: Props, inputs: Props): Promise<ReadResult>;
   delete(id: string, urn: string, props: Props): Promise<void>;
+}
+
+/** One call's lines, sent to the engine on the resource's row; `flushed` waits for them all. */
+export class RowLog {
+  private readonly pending = new Set<Promise<boolean>>();
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly urn: string,
+  ) {}
+
+  readonly info = (line: string): void => this.send("info", line);
+  readonly warning = (line: string): void => this.send("warning", line);
+
+  /** Resolves once every line sent so far was answered by the engine. */
+  async flushed(): Promise<void> {
+    await Promise.all([...this.pending]);
+  }
+
+  private send(severity: "info" | "warning", line: string): void {
+    const p = this.engine.log(this.urn, severity, line);
+    this.pending.add(p);
+    void p.then(() => this.pending.delete(p));
+  }
 }

@@ -63,7 +63,7 @@ export type Served = ReadonlyMap<string, ResourceAdapter>;
 /** The resource types of the provider the CLI loads, each with its logic; `engine` is the CLI's. */
 export function servedTypes(engine: Engine = engineAt(undefined)): Served {
   return new Map<string, ResourceAdapter>([
-    [ACCOUNT_PROVIDER_TYPE, new AccountResource()],
+    [ACCOUNT_PROVIDER_TYPE, new AccountResource(engine)],
     [DLQ_RECOVERY_PROVIDER_TYPE, new DlqRecoveryResource(engine)],
   ]);
 }

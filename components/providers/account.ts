@@ -138,11 +138,19 @@ export class AccountProvider implements pulumi.dynamic.ResourceProvider {
     }
   }
 
-  async diff(id: string, olds: AccountOutputs, news: AccountInputs): Promise<pulumi.dynamic.DiffResult> {
+  /**
+   * @param log - where the changed fields are printed (the svc provider passes the resource's row)
+   */
+  async diff(
+    id: string,
+    olds: AccountOutputs,
+    news: AccountInputs,
+    log: (line: string) => void = (line) => console.log(line),
+  ): Promise<pulumi.dynamic.DiffResult> {
     const before = this.refreshed.get(refreshKey(id, olds));
     this.refreshed.delete(refreshKey(id, olds));
     // A refresh's diff: no `check` ran, and the olds are what `read` just returned.
-    if (before !== undefined && !this.checked.has(diffKey(news))) return this.refreshDiff(before, olds);
+    if (before !== undefined && !this.checked.has(diffKey(news))) return this.refreshDiff(before, olds, log);
     const inputsChanged = (["accountApiUrl", "username", "allowInsecureHttp"] as const).some(
       (k) => (olds[k] ?? undefined) !== (news[k] ?? undefined),
     );
@@ -153,7 +161,7 @@ export class AccountProvider implements pulumi.dynamic.ResourceProvider {
     this.checked.delete(key);
     const changes = changedFields(olds, recordToOutputs(record));
     if (changes.length > 0) {
-      console.log(
+      log(
         `${accountLabel(news)}: the account record changed since the last deployment: ${changes.join("; ")}`,
       );
     }
@@ -166,11 +174,16 @@ export class AccountProvider implements pulumi.dynamic.ResourceProvider {
    *
    * @param before - the outputs `read` replaced
    * @param after - the outputs it returned
+   * @param log - where the changed fields are printed
    */
-  private refreshDiff(before: AccountOutputs, after: AccountOutputs): pulumi.dynamic.DiffResult {
+  private refreshDiff(
+    before: AccountOutputs,
+    after: AccountOutputs,
+    log: (line: string) => void,
+  ): pulumi.dynamic.DiffResult {
     const changes = changedFields(before, after);
     if (changes.length > 0) {
-      console.log(
+      log(
         `${accountLabel({ accountName: after.accountName })}: the refresh read a changed account record: ${changes.join("; ")}`,
       );
     }

@@ -8,6 +8,7 @@ import { startEmulator, type RunningEmulator } from "../../../emulator";
 import { AccountProvider } from "../../../components/providers/account";
 import { AccountIdMismatchError, AccountResource } from "../../../provider/account";
 import { configReader } from "../../../provider/config";
+import { engineAt } from "../../../provider/engine";
 
 const CREDS = {
   username: "unit-import@example.com",
@@ -23,7 +24,10 @@ describe("provider Account: read with no properties (import, get)", () => {
 
   before(async () => {
     emulator = await startEmulator({ plan: "free", ...CREDS });
-    account = new AccountResource(new AccountProvider({}));
+    account = new AccountResource(
+      engineAt(undefined, () => undefined),
+      new AccountProvider({}),
+    );
     await account.configure(
       configReader({ accountApiUrl: emulator.url, username: CREDS.username, password: CREDS.password }),
     );
@@ -65,7 +69,10 @@ describe("provider Account: read with no properties (import, get)", () => {
   });
 
   it("a refused password names the ID asked (no refresh) and where the password came from", async () => {
-    const refused = new AccountResource(new AccountProvider({}));
+    const refused = new AccountResource(
+      engineAt(undefined, () => undefined),
+      new AccountProvider({}),
+    );
     await refused.configure(
       configReader({ accountApiUrl: emulator.url, username: CREDS.username, password: "pw-unit-wrong-9d3f" }),
     );
