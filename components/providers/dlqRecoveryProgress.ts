@@ -125,20 +125,46 @@ export function runLogPath(inputs: DlqRecoveryInputs): string {
   );
 }
 
+/** An open run log: appends runs, and knows what a drain that died before its state was saved wrote. */
+export interface RunLog {
+  /** Appends the runs of one page, one JSON object a line. */
+  append(runs: readonly ResumedRun[]): void;
+  /**
+   * Runs the run log holds from a drain that stopped before its result reached the state (a
+   * second Ctrl-C, a killed `pulumi`): the lines it wrote after its start mark.
+   */
+  readonly unrecorded: number;
+  /** The drain's result is handed to the engine: its start mark is removed. */
+  close(): void;
+}
+
+/** The start mark of a drain writing `file`: the size of the file when it started. */
+function markOf(file: string): string {
+  return `${file}.open`;
+}
+
+/** Lines of `file` after byte `from` (0 when the file is gone). */
+function linesAfter(file: string, from: number): number {
+  if (!fs.existsSync(file)) return 0;
+  const text = fs.readFileSync(file).subarray(from);
+  let n = 0;
+  for (const b of text) if (b === 0x0a) n += 1;
+  return n;
+}
+
 /**
- * Opens the run log: a function that appends runs to it, one JSON object a line. A new default
- * run log removes the oldest of the resource's folder beyond the newest {@link RUN_LOGS_KEPT}
- * (files of other names there, and logs elsewhere, such as the single `svc-recovery/<name>.jsonl`
- * of earlier versions, are left where they are).
+ * Opens the run log. A new default run log removes the oldest of the resource's folder beyond
+ * the newest {@link RUN_LOGS_KEPT} (files of other names there, and logs elsewhere, such as the
+ * single `svc-recovery/<name>.jsonl` of earlier versions, are left where they are). While a drain
+ * runs, a start mark beside the file (`<file>.open`, the file's size when it started) says where
+ * its lines begin; a mark left behind by a drain that died before its result was saved tells the
+ * next drain how many runs no state recorded ({@link RunLog.unrecorded}).
  *
  * @param inputs - `runLogFile` (`""` for none), `recoveryName` and the drain's spec
  * @param cwd - the program folder
- * @returns the appender, or undefined when the run log is disabled
+ * @returns the run log, or undefined when it is disabled
  */
-export function openRunLog(
-  inputs: DlqRecoveryInputs,
-  cwd: string,
-): ((runs: ResumedRun[]) => void) | undefined {
+export function openRunLog(inputs: DlqRecoveryInputs, cwd: string): RunLog | undefined {
   if (inputs.runLogFile === "") return undefined;
   const file = path.resolve(cwd, runLogPath(inputs));
   fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -146,10 +172,17 @@ export function openRunLog(
     fs.writeFileSync(file, "");
     pruneRunLogs(path.dirname(file), RUN_LOGS_KEPT, path.basename(file));
   }
+  const mark = markOf(file);
+  const left = fs.existsSync(mark) ? Number(fs.readFileSync(mark, "utf8")) : undefined;
+  const unrecorded = left !== undefined && Number.isSafeInteger(left) ? linesAfter(file, left) : 0;
+  fs.writeFileSync(mark, String(fs.existsSync(file) ? fs.statSync(file).size : 0));
   const lines = new RunLogLines();
-  return (runs) => {
-    if (runs.length === 0) return;
-    fs.appendFileSync(file, lines.encode(runs));
+  return {
+    unrecorded,
+    append: (runs) => {
+      if (runs.length > 0) fs.appendFileSync(file, lines.encode(runs));
+    },
+    close: () => fs.rmSync(mark, { force: true }),
   };
 }
 
@@ -206,5 +239,8 @@ export function pruneRunLogs(dir: string, keep: number, current: string): void {
     .filter((f) => f !== current && /^[0-9a-f]{16}\.jsonl$/.test(f))
     .map((f) => ({ f, t: fs.statSync(path.join(dir, f)).mtimeMs }))
     .sort((a, b) => b.t - a.t);
-  for (const { f } of logs.slice(Math.max(keep - 1, 0))) fs.rmSync(path.join(dir, f), { force: true });
+  for (const { f } of logs.slice(Math.max(keep - 1, 0))) {
+    fs.rmSync(path.join(dir, f), { force: true });
+    fs.rmSync(markOf(path.join(dir, f)), { force: true });
+  }
 }

@@ -31,7 +31,7 @@ import {
   type DlqRecoveryInputs,
   type DlqRecoveryOutputs,
 } from "./dlqRecoveryInputs";
-import { Progress, count, openRunLog } from "./dlqRecoveryProgress";
+import { Progress, count, openRunLog, type RunLog } from "./dlqRecoveryProgress";
 import { notFoundOutputs, notFoundWarning, tooManyNotFound } from "./dlqRecoveryNotFound";
 import { fromStoredWindowState, toStoredWindowState } from "./dlqRecoveryState";
 import { EngineGoneError, partialState } from "./engineProtocol";
@@ -118,7 +118,7 @@ export class DrainRun {
   private readonly recorded: ResumedRun[];
   private readonly unconfirmed: string[];
   private readonly maxRecorded: number;
-  private readonly runLog: ((runs: ResumedRun[]) => void) | undefined;
+  private readonly runLog: RunLog | undefined;
   private readonly progress: Progress;
   private lastEngineCheck: number;
 
@@ -138,8 +138,11 @@ export class DrainRun {
     this.label = recoveryLabel(inputs);
     this.started = deps.now();
     this.lastEngineCheck = this.started;
+    this.runLog = openRunLog(inputs, deps.cwd());
+    const unrecorded = this.runLog?.unrecorded ?? 0;
+    if (unrecorded > 0) deps.warn(unrecordedRuns(this.label, unrecorded));
     this.base = {
-      resumed: previous?.resumedCount ?? 0,
+      resumed: (previous?.resumedCount ?? 0) + unrecorded,
       requests: previous?.requestCount ?? 0,
       ambiguous: previous?.ambiguousRequests ?? 0,
     };
@@ -148,7 +151,6 @@ export class DrainRun {
     // older version may hold up to 1,000).
     this.recorded = previous ? previous.resumedRuns.slice(0, this.maxRecorded) : [];
     this.unconfirmed = previous ? [...previous.unconfirmedDlqIds] : [];
-    this.runLog = openRunLog(inputs, deps.cwd());
     this.progress = new Progress(inputs.recoveryName ?? id, this.started, this.base, deps.now, deps.log);
   }
 
@@ -162,11 +164,16 @@ export class DrainRun {
     try {
       res = this.inputs.dlqIds ? await this.byIds(c) : await this.inWindows(c);
     } catch (e) {
-      throw this.cutOff(e, c);
+      const error = this.cutOff(e, c);
+      // Where the engine is gone, nothing records this drain: its start mark stays for the next.
+      if (!(e instanceof EngineGoneError || (e instanceof Error && e.cause instanceof EngineGoneError))) {
+        this.runLog?.close();
+      }
+      throw error;
     }
     const capped = res.stoppedAtMaxRuns === true;
     if (!capped) this.progress.page({ resumed: res.resumedCount, requests: res.requestCount }, true);
-    await this.exitIfEngineGone();
+    if (!(await this.exitIfEngineGone())) this.runLog?.close();
     const outs = this.outputs(res, !capped);
     if (capped) this.deps.log(atMaxRuns(this.inputs, outs));
     const warning = notFoundWarning(this.inputs, outs, res);
@@ -184,7 +191,7 @@ export class DrainRun {
   private async record(runs: ResumedRun[]): Promise<void> {
     const room = this.maxRecorded - this.recorded.length;
     if (room > 0) this.recorded.push(...runs.slice(0, room));
-    this.runLog?.(runs);
+    this.runLog?.append(runs);
     // A killed CLI leaves this process behind: stop resuming runs no state will record.
     if (this.deps.now() - this.lastEngineCheck < ENGINE_CHECK_MS) return;
     this.lastEngineCheck = this.deps.now();
@@ -198,14 +205,17 @@ export class DrainRun {
   /**
    * A drain that ended after the CLI was killed, between two engine checks: nobody will record
    * it and nobody will call this process again, so it ends (the runs are in the run log).
+   *
+   * @returns true when the engine is gone
    */
-  private async exitIfEngineGone(): Promise<void> {
-    if (await this.deps.engineAlive()) return;
+  private async exitIfEngineGone(): Promise<boolean> {
+    if (await this.deps.engineAlive()) return false;
     this.deps.log(
       `${this.label}: the Pulumi engine is gone (was \`pulumi up\` killed?); the drain had finished. ` +
         `Runs resumed are in the run log${this.inputs.runLogFile === "" ? " (disabled)" : ""}.`,
     );
     this.deps.exitOrphaned();
+    return true;
   }
 
   /** The rate the drain may go at now: the gate's, capped by `maxRequestsPerSecond`. */
@@ -368,6 +378,15 @@ function cursorRefused(inputs: DlqRecoveryInputs, w: DrainWindow): string {
     return `${label}: the saved cursor was refused; starting the drain over.`;
   }
   return `${label}: the saved cursor of window [${w.from ?? "…"}, ${w.to ?? "…"}] was refused; that window starts over.`;
+}
+
+/** The warning of runs in the run log that no state recorded (the drain that wrote them died). */
+function unrecordedRuns(label: string, runs: number): string {
+  return (
+    `${label}: the run log holds ${count(runs, "run")} resumed by a drain that stopped before its state was ` +
+    "saved (a second Ctrl-C, or a killed `pulumi`); they are counted in `resumedCount`. The runs of the " +
+    `requests that drain had in flight (at most ${DEFAULT_WINDOW_CONCURRENCY} requests of 50 runs) are in neither.`
+  );
 }
 
 /** The message of a drain the engine's `Cancel` stopped (Ctrl-C, or its `customTimeouts`). */

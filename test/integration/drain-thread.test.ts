@@ -153,9 +153,21 @@ describe("integration: drains in the drain thread", function () {
     assert.ok(before > 0 && before < 3_000, `resumed ${before} before the thread was lost`);
 
     emulator.setFaults({});
-    const outs = (await provider().p.create(inputs())).outs!;
+    const next = provider();
+    const outs = (await next.p.create(inputs())).outs!;
     assert.notEqual((drainThread() as unknown as { worker?: Worker }).worker, lost, "a new thread");
-    assert.equal(outs.resumedCount, 3_000 - before, "the rest, in the new thread");
+    // The rest, in the new thread, and the runs the lost drain wrote to the run log (no state
+    // recorded them), said so; the runs of its requests in flight at the loss are in neither.
+    const runLog = path.join(cwd, "svc-recovery", "thread", `${outs.specHash}.jsonl`);
+    const logged = fs.readFileSync(runLog, "utf8").trim().split("\n").length;
+    assert.equal(outs.resumedCount, logged, "resumedCount counts every run of the run log");
+    assert.ok(logged >= 3_000 - before && logged <= 3_000, `${logged} runs logged`);
+    assert.ok(
+      next.logs.some((l) =>
+        /^warning: DlqRecovery `thread`: the run log holds \d+ runs? resumed by a drain that stopped/.test(l),
+      ),
+      next.logs.join("\n"),
+    );
     assert.equal(emulator.state.ledger.totals().duplicates, 0);
     assert.equal(emulator.state.dlq.size, 0);
   });

@@ -76,8 +76,9 @@ describe("components/providers/dlqRecovery: quiet by default", function () {
     fs.writeFileSync(path.join(cwd, "svc-recovery", "r.jsonl"), "{}\n"); // an earlier version's log
     fs.writeFileSync(path.join(dir, "notes.txt"), "mine");
     for (let i = 0; i < RUN_LOGS_KEPT + 3; i++) {
-      const append = openRunLog({ all: true, recoveryName: "r", triggers: [i] }, cwd);
-      append?.([{ workflowRunId: `wfr_${i}`, workflowCreatedAt: i }]);
+      const log = openRunLog({ all: true, recoveryName: "r", triggers: [i] }, cwd);
+      log?.append([{ workflowRunId: `wfr_${i}`, workflowCreatedAt: i }]);
+      log?.close();
       const file = fs
         .readdirSync(dir)
         .find((f) => fs.readFileSync(path.join(dir, f), "utf8").includes(`wfr_${i}"`));
@@ -90,6 +91,24 @@ describe("components/providers/dlqRecovery: quiet by default", function () {
     assert.ok(kept.includes(`wfr_${RUN_LOGS_KEPT + 2}"`) && !kept.includes('wfr_0"'), kept);
     assert.equal(fs.readFileSync(path.join(cwd, "svc-recovery", "r.jsonl"), "utf8"), "{}\n");
     assert.equal(fs.readFileSync(path.join(dir, "notes.txt"), "utf8"), "mine");
+  });
+
+  it("counts the runs a drain that died before its state was saved wrote, once, and no others", () => {
+    const cwd = tempDir();
+    const inputs = { all: true, recoveryName: "r" };
+    const run = (i: number) => ({ workflowRunId: `wfr_${i}`, workflowCreatedAt: i });
+    const finished = openRunLog(inputs, cwd);
+    finished?.append([run(1), run(2)]);
+    finished?.close();
+    const died = openRunLog(inputs, cwd);
+    assert.equal(died?.unrecorded, 0, "a drain that finished left nothing unrecorded");
+    died?.append([run(3), run(4), run(5)]); // then killed: never closed
+    const next = openRunLog(inputs, cwd);
+    assert.equal(next?.unrecorded, 3, "the died drain's lines, not the finished one's");
+    next?.append([run(6)]);
+    next?.close();
+    assert.equal(openRunLog(inputs, cwd)?.unrecorded, 0, "counted once");
+    assert.equal(openRunLog({ ...inputs, runLogFile: "" }, cwd), undefined);
   });
 
   it(`keeps ${DEFAULT_MAX_RECORDED_RUNS} resumed runs in state by default, every run in the run log`, async () => {
