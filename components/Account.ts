@@ -1,12 +1,11 @@
 import * as pulumi from "@pulumi/pulumi";
-import { lazyProvider } from "./lazyProvider";
 import {
   ACCOUNT_OUTPUT_NAMES,
   SECRET_ACCOUNT_OUTPUTS,
   type ACCOUNT_RECORD_FIELDS,
 } from "../core/accountFields";
 import type { AccountFieldValue } from "../client/accountRecord";
-import { ACCOUNT_TYPE } from "../core/typeTokens";
+import { ACCOUNT_PROVIDER_TYPE, ACCOUNT_TYPE } from "../core/typeTokens";
 
 /**
  * The arguments of {@link Account}. Every one is optional: each falls back to stack
@@ -44,12 +43,14 @@ export interface Account extends AccountRecordOutputs {}
 
 /**
  * The svc account record (plan, limits, credentials) as outputs, read from
- * `GET {accountApiUrl}/v2/svc/user`.
+ * `GET {accountApiUrl}/v2/svc/user` by the svc provider (`svc:index:Account`; the program's
+ * `Pulumi.yaml` names the provider's folder, see the README).
  *
  * Every field of the record is an output in camelCase; the record's `id` is `accountId`.
  * `password` and `token` are secrets in outputs and in state. The record is read on
  * every preview and up (a change shows as an update), and on refresh. Deleting the
- * resource leaves the account untouched.
+ * resource leaves the account untouched. A stack of 0.2 (the dynamic resource
+ * `pulumi-nodejs:dynamic/svc:Account`) moves to it with no replacement (an alias).
  *
  * @example
  * ```ts
@@ -59,28 +60,35 @@ export interface Account extends AccountRecordOutputs {}
  * ```
  */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
-export class Account extends pulumi.dynamic.Resource {
+export class Account extends pulumi.CustomResource {
   /** The type token, for policies (`validateResourceOfType`). */
-  public static readonly __pulumiType = ACCOUNT_TYPE;
+  public static readonly __pulumiType = ACCOUNT_PROVIDER_TYPE;
+
+  /**
+   * Reads an existing account record into the program without managing it: `id` is the record's
+   * `id` (the `accountId` output), and the provider's credentials must read that record.
+   *
+   * @param name - the resource's name in this program
+   * @param id - the account ID
+   * @param opts - options (`provider` for an explicit svc provider)
+   */
+  static get(name: string, id: pulumi.Input<pulumi.ID>, opts: pulumi.CustomResourceOptions = {}): Account {
+    return new Account(name, {}, { ...opts, id });
+  }
 
   constructor(name: string, args: AccountArgs = {}, opts: pulumi.CustomResourceOptions = {}) {
     const props: Record<string, unknown> = {};
     for (const output of ACCOUNT_OUTPUT_NAMES) props[output] = undefined;
-    props.accountApiUrl = args.accountApiUrl;
-    props.username = args.username;
-    props.allowInsecureHttp = args.allowInsecureHttp;
-    props.accountName = name; // for the provider's messages: "Account `account`"
-    props.password = args.password === undefined ? undefined : pulumi.secret(args.password);
-    super(
-      lazyProvider("pulumi-svc/providers/account"),
-      name,
-      props,
-      {
-        ...opts,
-        additionalSecretOutputs: [...(opts.additionalSecretOutputs ?? []), ...SECRET_ACCOUNT_OUTPUTS],
-      },
-      "svc",
-      "Account",
-    );
+    if (opts.id === undefined) {
+      props.accountApiUrl = args.accountApiUrl;
+      props.username = args.username;
+      props.allowInsecureHttp = args.allowInsecureHttp;
+      props.password = args.password === undefined ? undefined : pulumi.secret(args.password);
+    }
+    super(ACCOUNT_PROVIDER_TYPE, name, props, {
+      ...opts,
+      aliases: [...(opts.aliases ?? []), { type: ACCOUNT_TYPE }],
+      additionalSecretOutputs: [...(opts.additionalSecretOutputs ?? []), ...SECRET_ACCOUNT_OUTPUTS],
+    });
   }
 }

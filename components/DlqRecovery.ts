@@ -1,8 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { isAccountResource, recordedAccount } from "./accountInput";
 import { DLQ_RECOVERY_RESULT_NAMES, type DlqRecoveryArgs, type DlqRecoveryResults } from "./dlqRecoveryArgs";
-import { lazyProvider } from "./lazyProvider";
-import { DLQ_RECOVERY_TYPE } from "../core/typeTokens";
+import { DLQ_RECOVERY_PROVIDER_TYPE, DLQ_RECOVERY_TYPE } from "../core/typeTokens";
 
 export type { DlqRecoveryArgs, DlqSelectionArgs, FlowControlArgs, ResumedRunOutput } from "./dlqRecoveryArgs";
 
@@ -24,7 +23,11 @@ export interface DlqRecovery extends ResultOutputs {}
  * account's `max_requests_per_second` allows (about ceil(N/50) requests for N entries, shared
  * by every DlqRecovery of the up). An unchanged resource sends nothing on later ups; changing the selection,
  * an override or `triggers` resumes again; a drain cut off by an error is continued by
- * the next up. Deleting the resource leaves the service untouched.
+ * the next up, and so is one stopped by Ctrl-C or its `customTimeouts`. Deleting the resource
+ * leaves the service untouched. It is served by the svc provider (`svc:index:DlqRecovery`; the
+ * program's `Pulumi.yaml` names the provider's folder, see the README); a stack of 0.2 (the
+ * dynamic resource `pulumi-nodejs:dynamic/svc:DlqRecovery`) moves to it with no replacement and
+ * no resume request (an alias).
  *
  * @example
  * ```ts
@@ -37,15 +40,15 @@ export interface DlqRecovery extends ResultOutputs {}
  * ```
  */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- its outputs are declared in `DlqRecoveryResults`
-export class DlqRecovery extends pulumi.dynamic.Resource {
+export class DlqRecovery extends pulumi.CustomResource {
   /** The type token, for policies (`validateResourceOfType`). */
-  public static readonly __pulumiType = DLQ_RECOVERY_TYPE;
+  public static readonly __pulumiType = DLQ_RECOVERY_PROVIDER_TYPE;
 
   constructor(name: string, args: DlqRecoveryArgs, opts: pulumi.CustomResourceOptions = {}) {
     const account = args.account;
     const token = args.token ?? (isAccountResource(account) ? account.token : undefined);
     super(
-      lazyProvider("pulumi-svc/providers/dlqRecovery"),
+      DLQ_RECOVERY_PROVIDER_TYPE,
       name,
       {
         ...args,
@@ -58,12 +61,9 @@ export class DlqRecovery extends pulumi.dynamic.Resource {
               dlqRetentionMs: account.maxDlqRetentionTimeMilis,
             }
           : undefined,
-        recoveryName: name,
         ...Object.fromEntries(DLQ_RECOVERY_RESULT_NAMES.map((k) => [k, undefined])),
       },
-      opts,
-      "svc",
-      "DlqRecovery",
+      { ...opts, aliases: [...(opts.aliases ?? []), { type: DLQ_RECOVERY_TYPE }] },
     );
   }
 }

@@ -7,7 +7,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { Account } from "./Account";
-import { ACCOUNT_TYPE } from "../core/typeTokens";
+import { TYPES_OF_KIND } from "../core/typeTokens";
 
 /** The `account` argument: an `Account` resource, or an account ID (the record's `id`). */
 export type AccountArg = Account | pulumi.Input<string>;
@@ -15,10 +15,9 @@ export type AccountArg = Account | pulumi.Input<string>;
 /** True for an `Account` resource (also one built by another copy of this library). */
 export function isAccountResource(v: unknown): v is Account {
   if (v instanceof Account) return true;
-  return (
-    pulumi.CustomResource.isInstance(v) &&
-    (v.constructor as { __pulumiType?: string }).__pulumiType === ACCOUNT_TYPE
-  );
+  if (!pulumi.CustomResource.isInstance(v)) return false;
+  const type = (v.constructor as { __pulumiType?: string }).__pulumiType;
+  return (TYPES_OF_KIND.Account as readonly (string | undefined)[]).includes(type);
 }
 
 /**

@@ -18,7 +18,15 @@ export type {
   FlowControlArgs,
   ResumedRunOutput,
 } from "./dlqRecoveryArgs";
+export { Provider } from "./Provider";
+export type { ProviderArgs } from "./Provider";
 export { Workflow, DELAY_HEADER } from "./Workflow";
 export type { WorkflowArgs, WorkflowFlowControl, WorkflowFlowControlArgs } from "./Workflow";
-export { ACCOUNT_TYPE, DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../core/typeTokens";
+export {
+  ACCOUNT_PROVIDER_TYPE,
+  ACCOUNT_TYPE,
+  DLQ_RECOVERY_PROVIDER_TYPE,
+  DLQ_RECOVERY_TYPE,
+  WORKFLOW_TYPE,
+} from "../core/typeTokens";
 export { parseDuration, formatDuration } from "../core/duration";

@@ -165,7 +165,11 @@ export class PulumiProject {
     fs.mkdirSync(backendDir, { recursive: true });
     const home = path.join(dir, ".pulumi-home");
     fs.mkdirSync(home, { recursive: true });
-    fs.writeFileSync(path.join(dir, "Pulumi.yaml"), `name: ${name}\nruntime: nodejs\n`);
+    // The svc provider, found in the linked package (the README's one step for your own program).
+    fs.writeFileSync(
+      path.join(dir, "Pulumi.yaml"),
+      `name: ${name}\nruntime: nodejs\nplugins:\n  providers:\n    - name: svc\n      path: ./node_modules/pulumi-svc/dist/provider\n`,
+    );
     fs.writeFileSync(
       path.join(dir, "package.json"),
       JSON.stringify({ name, private: true, main: "index.ts" }, null, 2),

@@ -15,7 +15,7 @@ const CREDS = {
   username: "daily-ops@example.com",
   password: "pw-e2e-daily-3b8f62d0",
 };
-const TYPE = "pulumi-nodejs:dynamic/svc:DlqRecovery";
+const TYPE = "svc:index:DlqRecovery";
 const RESUME = "/v2/workflows/dlq/resume";
 
 const PROGRAM = `

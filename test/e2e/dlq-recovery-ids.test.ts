@@ -75,8 +75,11 @@ describe("e2e: DlqRecovery by dlqIds with a typo, and maxRuns", function () {
     const first = await p.up();
     const out1 = first.stdout + first.stderr;
     assert.match(out1, new RegExp(`1 ID of the 2001 \`dlqIds\` was not in the DLQ .*"${typo}"`));
-    // A warning of the update (the engine's), printed live and again under Diagnostics.
-    assert.match(out1, /Stack ids-dev created \(\d+s\) 1 warning/);
+    // A warning on the DlqRecovery's row (the engine's), printed live and again under Diagnostics.
+    assert.match(
+      out1,
+      /svc:index:DlqRecovery recovery created \([\d.]+s\) warning: DlqRecovery `recovery`: 1 ID/,
+    );
     assert.match(out1, /\n {4}warning: DlqRecovery `recovery`: 1 ID of the 2001/);
     let outputs = await p.outputs();
     assert.equal(outputs.complete, true);

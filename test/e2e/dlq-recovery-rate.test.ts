@@ -16,7 +16,7 @@ const CREDS = {
   username: "rate-ops@example.com",
   password: "pw-e2e-rate-9a3e51c7",
 };
-const TYPE = "pulumi-nodejs:dynamic/svc:DlqRecovery";
+const TYPE = "svc:index:DlqRecovery";
 const RESUME = "/v2/workflows/dlq/resume";
 const ACCOUNT = "/v2/svc/user";
 

@@ -14,7 +14,7 @@ const CREDS = {
   username: "ops@example.com",
   password: "pw-e2e-unused-0d9c",
 };
-const TYPE = "pulumi-nodejs:dynamic/svc:DlqRecovery";
+const TYPE = "svc:index:DlqRecovery";
 
 /** The program takes the resource's arguments as JSON from stack config `args`. */
 const PROGRAM = `

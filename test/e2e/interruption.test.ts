@@ -1,8 +1,9 @@
 /**
- * An `up` interrupted mid-drain (SIGINT, Ctrl-C) and an `up` killed outright (SIGKILL): the
- * interrupted program is stopped through the language host's Cancel and no process is left
- * behind; the next run completes, every entry is resumed exactly once (emulator ledger),
- * resumed runs are accounted for (state or run log; a kill can lose the IDs of the one request
+ * An `up` interrupted mid-drain (SIGINT, Ctrl-C) and an `up` killed outright (SIGKILL), in a
+ * TypeScript program: SIGINT reaches the svc provider as the engine's `Cancel`, which stops the
+ * drain with its state saved (`resumedCount` equal to the ledger); the CLI exits at once and no
+ * process is left behind; the next run completes, every entry is resumed exactly once (emulator
+ * ledger), resumed runs are accounted for (state or run log; a kill loses the IDs of the requests
  * in flight), and the recovery steps of the README work as written.
  */
 import * as assert from "node:assert/strict";
@@ -10,21 +11,17 @@ import type { ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { startEmulator, type RunningEmulator } from "../../emulator";
-import { PulumiProject } from "../helpers/pulumi";
+import { DEFAULT_WINDOW_CONCURRENCY, MAX_RUNS_PER_REQUEST } from "../../client";
+import { DLQ_RECOVERY_PROVIDER_TYPE } from "../../core/typeTokens";
+import { settledResumedCount } from "../helpers/ledger";
+import { PulumiProject, resourceOfType } from "../helpers/pulumi";
 import { assertNoSecrets, secretForms } from "../helpers/secrets";
 
 const TOKEN = "tok-e2e-interrupt-61d0b3f2";
 const ENTRIES = 3_000;
 
-/** Written by the program when it receives SIGINT; it then keeps running (see below). */
-const SIGINT_MARKER = "program-received-sigint";
-
-// The program records a SIGINT and does not exit on it, so stopping it takes the language
-// host's whole Cancel: SIGINT first, SIGKILL after the grace period.
 const PROGRAM = `
-import * as fs from "node:fs";
 import { DlqRecovery } from "pulumi-svc";
-process.on("SIGINT", () => fs.writeFileSync("${SIGINT_MARKER}", String(process.pid)));
 const recovery = new DlqRecovery("recovery", { all: true });
 export const resumed = recovery.resumedCount;
 export const complete = recovery.complete;
@@ -41,16 +38,6 @@ function processesIn(dir: string): number[] {
     }
   }
   return pids;
-}
-
-/** True while a process exists and has not exited (a zombie awaiting its parent counts as exited). */
-function running(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
 }
 
 /** Lines of the resource's run logs (`svc-recovery/recovery/`, one file a drain). */
@@ -78,13 +65,12 @@ describe("e2e: interrupted and killed `pulumi up`", function () {
 
   /**
    * Runs an `up` and sends `signal` to the CLI at the drain's first progress line. Returns the
-   * project and the DLQ size at the moment the program's SIGINT marker appeared (undefined if
-   * it never did).
+   * project, what the CLI printed, and how long after the signal it exited (ms).
    */
   async function interruptedUp(
     signal: NodeJS.Signals,
     latencyMs: number,
-  ): Promise<{ p: PulumiProject; dlqAtProgramSigint: number | undefined }> {
+  ): Promise<{ p: PulumiProject; out: string; exitedAfterMs: number }> {
     emulator.reset();
     emulator.seed(ENTRIES, 21);
     emulator.setFaults({ latencyMs }); // a drain of 60 requests that takes a few seconds
@@ -93,30 +79,20 @@ describe("e2e: interrupted and killed `pulumi up`", function () {
     await p.setConfig("svc:baseUrl", emulator.url);
     await p.setConfig("svc:token", TOKEN, true);
     let child: ChildProcess | undefined;
-    let sent = false;
-    let dlqAtProgramSigint: number | undefined;
-    const watch = setInterval(() => {
-      if (dlqAtProgramSigint === undefined && fs.existsSync(path.join(p.dir, SIGINT_MARKER))) {
-        dlqAtProgramSigint = emulator.state.dlq.size;
-      }
-    }, 20);
-    try {
-      const res = await p.up([], {
-        allowFailure: true,
-        onSpawn: (c) => (child = c),
-        onStdout: (chunk) => {
-          if (!sent && /runs resumed in/.test(chunk)) {
-            sent = true;
-            child?.kill(signal);
-          }
-        },
-      });
-      assert.ok(sent, "the signal was sent mid-drain");
-      assert.notEqual(res.code, 0, `the interrupted up failed (${res.code ?? res.signal})`);
-    } finally {
-      clearInterval(watch);
-    }
-    return { p, dlqAtProgramSigint };
+    let sentAt: number | undefined;
+    const res = await p.up([], {
+      allowFailure: true,
+      onSpawn: (c) => (child = c),
+      onStdout: (chunk) => {
+        if (sentAt === undefined && /runs resumed in/.test(chunk)) {
+          sentAt = Date.now();
+          child?.kill(signal);
+        }
+      },
+    });
+    assert.ok(sentAt !== undefined, "the signal was sent mid-drain");
+    assert.notEqual(res.code, 0, `the interrupted up failed (${res.code ?? res.signal})`);
+    return { p, out: `${res.stdout}\n${res.stderr}`, exitedAfterMs: Date.now() - sentAt };
   }
 
   before(async () => {
@@ -136,28 +112,30 @@ describe("e2e: interrupted and killed `pulumi up`", function () {
     }
   });
 
-  it("SIGINT: Cancel stops the program, no process is left, the next up completes the drain, each entry once", async () => {
+  it("SIGINT: Cancel stops the drain with its state saved, no process is left, the next up completes it, each entry once", async () => {
     // A slower drain than the SIGKILL case's, so it is still running when Cancel arrives.
-    const { p, dlqAtProgramSigint } = await interruptedUp("SIGINT", 150);
-    assert.match(p.transcript, /update canceled/);
-    // Only the CLI got the signal. The program's SIGINT came from the language host's Cancel
-    // while the drain was still running, not from the CLI's teardown of its plugins at the end
-    // (which signals the host's process group once the drain is over).
-    const marker = path.join(p.dir, SIGINT_MARKER);
-    assert.ok(fs.existsSync(marker), "the program received SIGINT");
-    assert.ok(
-      dlqAtProgramSigint !== undefined && dlqAtProgramSigint > 0,
-      `the program received SIGINT mid-drain, through Cancel (DLQ then held ${dlqAtProgramSigint} entries)`,
+    const { p, out, exitedAfterMs } = await interruptedUp("SIGINT", 150);
+    assert.ok(exitedAfterMs < 3_000, `the CLI exited ${exitedAfterMs} ms after SIGINT`);
+    assert.match(
+      out,
+      /DlqRecovery `recovery` was stopped \(Ctrl-C, or its `customTimeouts`\) after resuming \d+ runs/,
     );
-    // It ignored the SIGINT; the host killed it after the grace period, and the CLI returned.
-    const programPid = Number(fs.readFileSync(marker, "utf8"));
     await until(
-      () => processesIn(fs.realpathSync(p.dir)).length === 0 && !running(programPid),
-      `every process of the interrupted up, the program (pid ${programPid}) included, to exit`,
+      () => processesIn(fs.realpathSync(p.dir)).length === 0,
+      "every process of the interrupted up to exit",
       20_000,
     );
-    const afterInterrupt = emulator.state.ledger.totals();
-    assert.ok(afterInterrupt.distinctEntriesResumed > 0, "the drain had started before the interruption");
+    const ledger = await settledResumedCount(emulator);
+    assert.ok(ledger > 0 && ledger < ENTRIES, `the drain had started and was stopped (${ledger} resumed)`);
+    const saved = resourceOfType((await p.exportState()).deployment, DLQ_RECOVERY_PROVIDER_TYPE).outputs as {
+      resumedCount: number;
+      complete: boolean;
+    };
+    assert.deepEqual(
+      saved,
+      { ...saved, resumedCount: ledger, complete: false },
+      "the state counts the ledger",
+    );
 
     emulator.setFaults({});
     await p.up();
@@ -172,7 +150,7 @@ describe("e2e: interrupted and killed `pulumi up`", function () {
     assert.equal(resumes.length, 0, "once complete, an up resumes nothing again");
   });
 
-  it("SIGKILL: after `pulumi cancel`, the next up finishes; every entry once, the run log short of at most one request", async () => {
+  it("SIGKILL: after `pulumi cancel`, the next up finishes and counts what the run log recorded; every entry once", async () => {
     const { p } = await interruptedUp("SIGKILL", 60);
     // The provider process outlives the CLI for a moment: wait until it has stopped resuming.
     let last = -1;
@@ -197,18 +175,27 @@ describe("e2e: interrupted and killed `pulumi up`", function () {
     await p.cli(["cancel", "--yes"]);
     const res = await p.up();
     assert.match(res.stdout, /pending operations/);
-    assert.deepEqual((await p.outputs()).complete, true);
+    // The killed drain's runs, which no state recorded, are counted from the run log, and said so.
+    assert.match(
+      res.stdout,
+      /DlqRecovery `recovery`: the run log holds \d+ runs resumed by a drain that stopped before its state was saved/,
+    );
+    const outputs = await p.outputs();
+    assert.equal(outputs.complete, true);
 
     const t = emulator.state.ledger.totals();
     assert.equal(t.distinctEntriesResumed, ENTRIES, "every entry resumed");
     assert.equal(t.duplicates, 0, "none twice");
     assert.equal(emulator.state.dlq.size, 0);
-    // A process killed outright cannot record the answer of the request it had in flight:
-    // at most one request's runs (50) were resumed without their new IDs reaching the log.
+    // The provider is killed with the CLI (the language host ends its plugins when the engine is
+    // gone): the answers of the requests it had in flight, at most `concurrency` (16) of 50 runs,
+    // never reach the run log.
     const logged = runLogLines(p);
+    const inFlight = DEFAULT_WINDOW_CONCURRENCY * MAX_RUNS_PER_REQUEST;
     assert.ok(
-      logged >= ENTRIES - 50 && logged <= ENTRIES,
-      `the run log holds ${logged} of ${ENTRIES} runs; at most the one request in flight at the kill is missing`,
+      logged >= ENTRIES - inFlight && logged <= ENTRIES,
+      `the run log holds ${logged} of ${ENTRIES} runs; at most the requests in flight at the kill are missing`,
     );
+    assert.equal(outputs.resumed, logged, "resumedCount counts every run of the run log");
   });
 });

@@ -125,10 +125,10 @@ describe("e2e: messages", function () {
       const res = await p.preview([], { allowFailure: true });
       const out = `${res.stdout}\n${res.stderr}`;
       assert.notEqual(res.code, 0);
-      assert.match(out, /DlqRecovery `recovery`: no `token` configured/);
+      // The svc provider's config check refuses it before any resource is checked.
       assert.match(
         out,
-        /The stack config has `svc:tokn`, which is no setting of pulumi-svc: did you mean `svc:token`\?/,
+        /pulumi:providers:svc resource 'default' has a problem: The stack config has `svc:tokn`, which is no setting of pulumi-svc: did you mean `svc:token`\?/,
       );
       assert.equal(out.match(/did you mean/g)?.length, 1, out);
     } finally {

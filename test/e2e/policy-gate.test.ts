@@ -259,7 +259,7 @@ describe("e2e: the policy pack is a gate", function () {
     assert.equal(free.state.ledger.totals().distinctEntriesResumed - resumedBefore, 120);
     assert.equal(free.state.ledger.totals().duplicates, 0);
     const { text, deployment } = await p.exportState();
-    const recovery = deployment.resources.find((r) => r.type === "pulumi-nodejs:dynamic/svc:DlqRecovery");
+    const recovery = deployment.resources.find((r) => r.type === "svc:index:DlqRecovery");
     assert.ok(recovery?.inputs?.token !== undefined, "the token input is in the state (encrypted)");
     assert.equal(recovery?.outputs?.resumedCount, 120);
     assertNoSecrets({ "exported state": text, "CLI output": p.transcript }, [FREE.token, FREE.password]);

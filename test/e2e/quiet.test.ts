@@ -10,7 +10,7 @@ import * as path from "node:path";
 import { startEmulator, type RunningEmulator } from "../../emulator";
 import { PulumiProject, resourceOfType } from "../helpers/pulumi";
 
-const TYPE = "pulumi-nodejs:dynamic/svc:DlqRecovery";
+const TYPE = "svc:index:DlqRecovery";
 const PROGRAM = `
 import * as pulumi from "@pulumi/pulumi";
 import { DlqRecovery } from "pulumi-svc";

@@ -1,14 +1,17 @@
 /**
- * Existing stacks keep working, with the real CLI: the stack of `test/fixtures/state/` (written
- * by main before issue 21) is imported into a new stack of the same project and stack name, with
- * the same config keys. Refresh runs the providers the stored state names (module IDs
- * `pulumi-svc/providers/account` and `.../dlqRecovery`) and finds no change; up continues the
- * cut-off drain and leaves the others alone; a preview after it has nothing to do.
+ * Stacks of 0.2 upgrade, with the real CLI: the stack of `test/fixtures/state/` (written by 0.2,
+ * dynamic resources `pulumi-nodejs:dynamic/svc:*`) is imported into a new stack of the same
+ * project and stack name, with the same config keys, and the program of today runs on it. The
+ * resources move to the svc provider by their aliases: the preview replaces, creates and deletes
+ * nothing and updates only the cut-off DlqRecovery (which the next up continues); refresh reads
+ * every resource back under the provider with its outputs as they were; up continues the cut-off
+ * drain and leaves the others alone; a preview after it has nothing to do.
  */
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
+import * as path from "node:path";
 import type { RunningEmulator } from "../../emulator";
-import { PulumiProject } from "../helpers/pulumi";
+import { PulumiProject, REPO_ROOT } from "../helpers/pulumi";
 import { assertNoSecrets, secretForms } from "../helpers/secrets";
 import {
   STACK_FILE,
@@ -33,6 +36,17 @@ const RESULTS = [
   "finishedAt",
 ];
 
+/** The `Pulumi.yaml` of a 0.2 program with the step the README's "To 0.3.0" adds, verbatim. */
+function upgradedProjectFile(name: string): string {
+  const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("### To 0.3.0"));
+  const block = /^ *```yaml\n([\s\S]*?)^ *```$/m.exec(section)?.[1];
+  assert.ok(block, "README's Upgrading has the step's Pulumi.yaml lines");
+  const indent = /^ */.exec(block)?.[0].length ?? 0;
+  const lines = block.split("\n").map((l) => l.slice(indent));
+  return `name: ${name}\nruntime: nodejs\n${lines.join("\n")}`;
+}
+
 /** The program that wrote the fixture, rebuilt from the stored inputs of each resource. */
 function program(): string {
   const lines = [
@@ -48,7 +62,7 @@ function program(): string {
   return `${lines.join("\n")}\n`;
 }
 
-describe("e2e: a stack written before issue 21", function () {
+describe("e2e: a stack written by 0.2 (dynamic resources) upgrades to the svc provider", function () {
   this.timeout(600_000);
   let emu: RunningEmulator;
   let p: PulumiProject;
@@ -56,7 +70,12 @@ describe("e2e: a stack written before issue 21", function () {
   before(async () => {
     emu = await fixtureEmulator();
     const name = stored("account").urn.split("::")[1];
-    p = await PulumiProject.create({ name, stack: "dev", program: program() });
+    p = await PulumiProject.create({
+      name,
+      stack: "dev",
+      program: program(),
+      files: { "Pulumi.yaml": upgradedProjectFile(name) },
+    });
     // The fixture's secrets are encrypted with this stack passphrase.
     assert.equal(settings.passphrase, "e2e-passphrase", "PulumiProject's passphrase");
     await p.cli(["stack", "import", "--file", STACK_FILE]);
@@ -77,25 +96,46 @@ describe("e2e: a stack written before issue 21", function () {
     }
   });
 
-  it("refresh runs the stored providers (module IDs unchanged): the Account outputs and each drain's results read back as they were", async () => {
-    // `--run-program`: with the config set above (a plain refresh would use the provider config
-    // stored in the state: the URL of the emulator that wrote it).
+  it("the first preview replaces, creates and deletes nothing; the DlqRecoveries update only to continue or trim", async () => {
+    const res = await p.cli(["preview", "--json"]);
+    const steps = (JSON.parse(res.stdout) as { steps: { op: string; urn: string }[] }).steps;
+    const ops = steps
+      .filter((x) => x.urn.includes("::svc:index:"))
+      .map((x) => `${x.op} ${x.urn.slice(x.urn.lastIndexOf("::") + 2)}`)
+      .sort();
+    // The cut-off drain continues; the two finished ones, written before `maxRecordedRuns`
+    // defaulted to 10, trim their stored runs and send nothing; the Account is the same.
+    assert.deepEqual(ops, ["update by-filter", "update by-ids", "update cut-off"], "the Account is the same");
+    assert.equal(res.stdout.match(/the next up trims it and sends nothing/g)?.length, 2, res.stdout);
+    assert.match(res.stdout, /the last drain was cut off after 600 runs/);
+    assert.equal(emu.state.log.since(0).filter((r) => r.path === "/v2/workflows/dlq/resume").length, 0);
+  });
+
+  it("refresh reads every resource back under the svc provider: the Account outputs and each drain's results as they were", async () => {
+    // `--run-program`: the program's aliases move the resources to the svc provider, which reads
+    // them with the config set above.
     await p.refresh(["--run-program"]);
     assert.equal(emu.state.log.since(0).filter((r) => r.path === "/v2/workflows/dlq/resume").length, 0);
     const { deployment } = await p.exportState();
-    const outputsOf = (name: string) =>
-      deployment.resources.find((r) => r.urn.endsWith(`::${name}`))?.outputs ?? {};
-    // The Account: every output, by the same names (the secrets are ciphertext: compared by name only).
+    const of = (name: string) => deployment.resources.find((r) => r.urn.endsWith(`::${name}`));
+    assert.equal(of("account")?.type, "svc:index:Account");
+    // The Account: every output, by the same names, but what a dynamic resource stored beside them.
     const account = stored("account").outputs;
-    assert.deepEqual(Object.keys(outputsOf("account")).sort(), Object.keys(account).sort());
-    for (const k of Object.keys(account).filter((x) => !["__provider", "password", "token"].includes(x))) {
-      assert.deepEqual(outputsOf("account")[k], account[k], `account.${k}`);
+    const own = (keys: string[]) => keys.filter((k) => k !== "__provider" && k !== "accountName").sort();
+    assert.deepEqual(Object.keys(of("account")?.outputs ?? {}).sort(), own(Object.keys(account)));
+    for (const k of own(Object.keys(account)).filter((x) => !["password", "token"].includes(x))) {
+      assert.deepEqual(of("account")?.outputs?.[k], account[k], `account.${k}`);
     }
     // Each DlqRecovery: its inputs and public results (its saved position may be migrated).
     for (const name of ["by-filter", "by-ids", "cut-off"]) {
+      assert.equal(of(name)?.type, "svc:index:DlqRecovery");
+      assert.equal(of(name)?.outputs?.__provider, undefined, `${name} keeps no serialized provider`);
       const before = stored(name).outputs;
-      for (const k of [...Object.keys(stored(name).inputs).filter((x) => x !== "__provider"), ...RESULTS]) {
-        assert.deepEqual(outputsOf(name)[k], before[k], `${name}.${k}`);
+      const inputs = Object.keys(stored(name).inputs).filter(
+        (x) => x !== "__provider" && x !== "recoveryName",
+      );
+      for (const k of [...inputs, ...RESULTS]) {
+        assert.deepEqual(of(name)?.outputs?.[k], before[k], `${name}.${k}`);
       }
     }
   });

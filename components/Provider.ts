@@ -1,0 +1,31 @@
+import * as pulumi from "@pulumi/pulumi";
+import { SETTINGS, type SettingName } from "../core/connection";
+
+/**
+ * The arguments of {@link Provider}: the connection settings, each named as its input (the
+ * `svc:` stack config key without `svc:`). Unset, a setting falls back to the environment
+ * variable (`SVC_*`); the stack's `svc:` config is the default provider's, not an explicit one's.
+ */
+export type ProviderArgs = { [K in SettingName as (typeof SETTINGS)[K]["input"]]?: pulumi.Input<string> };
+
+/**
+ * An explicit svc provider: one account's settings, for a program that reaches several accounts
+ * (`{ provider }` on each `Account` and `DlqRecovery` of that account). `password` and `token`
+ * are stored as secrets. A changed input updates the provider and replaces nothing.
+ *
+ * @example
+ * ```ts
+ * const prod = new Provider("prod", { accountApiUrl, username, password, baseUrl, token });
+ * const account = new Account("prod", {}, { provider: prod });
+ * ```
+ */
+export class Provider extends pulumi.ProviderResource {
+  constructor(name: string, args: ProviderArgs = {}, opts: pulumi.ResourceOptions = {}) {
+    const props: Record<string, unknown> = {};
+    for (const s of Object.values(SETTINGS)) {
+      const v = (args as Record<string, pulumi.Input<string> | undefined>)[s.input];
+      props[s.input] = v !== undefined && s.secret ? pulumi.secret(v) : v;
+    }
+    super("svc", name, props, opts);
+  }
+}
