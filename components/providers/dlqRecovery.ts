@@ -187,7 +187,7 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
     }
     // A new drain of a `dlqIds` list skips the IDs this resource already resumed.
     const skip = !sameSpec && news.dlqIds !== undefined ? resumedBefore(olds) : [];
-    return { outs: await this.drain(id, news, sameSpec ? olds : undefined, skip) };
+    return { outs: await this.drain(id, news, sameSpec ? olds : undefined, skip, olds.runLogMark) };
   }
 
   async read(id: string, props: DlqRecoveryOutputs): Promise<pulumi.dynamic.ReadResult<DlqRecoveryOutputs>> {
@@ -211,12 +211,17 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
     return ref?.kind === "id" && limits.accountId !== ref.id ? {} : limits;
   }
 
-  /** Runs (or continues) a drain; on failure rejects with the partial state for the engine to save. */
+  /**
+   * Runs (or continues) a drain; on failure rejects with the partial state for the engine to save.
+   *
+   * @param savedRunLogMark - the `runLogMark` of the resource's state (its last drain that reached it)
+   */
   private async drain(
     id: string,
     inputs: DlqRecoveryInputs,
     previous: DlqRecoveryOutputs | undefined,
     skipDlqIds: string[] = [],
+    savedRunLogMark?: string,
   ): Promise<DlqRecoveryOutputs> {
     const label = recoveryLabel(inputs);
     const s = this.settings.require(RESUME_SETTINGS, inputs, label);
@@ -226,6 +231,7 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
       inputs,
       previous,
       skipDlqIds,
+      ...(savedRunLogMark !== undefined ? { savedRunLogMark } : {}),
       baseUrl: s.baseUrl.value,
       token: s.token,
       limits,

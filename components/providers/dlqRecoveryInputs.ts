@@ -117,6 +117,11 @@ export interface DlqRecoveryDrainState {
   stoppedAtMaxRuns?: boolean;
   /** Hash of the inputs in {@link SPEC_FIELDS}, to tell a continuation from a new drain. */
   specHash: string;
+  /**
+   * The start mark of the drain that wrote these outputs in its run log (`dlqRecoveryProgress.ts`):
+   * a later drain that finds a mark of another drain knows that drain's runs reached no state.
+   */
+  runLogMark?: string;
 }
 
 /** The names of {@link DlqRecoveryDrainState}; the compiler refuses one missing or extra. */
@@ -127,6 +132,7 @@ const DRAIN_STATE_TABLE = {
   lastError: true,
   stoppedAtMaxRuns: true,
   specHash: true,
+  runLogMark: true,
 } as const satisfies Record<keyof DlqRecoveryDrainState, true>;
 
 /**

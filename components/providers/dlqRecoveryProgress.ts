@@ -8,6 +8,7 @@
  * @packageDocumentation
  */
 import "../../client/requireNode"; // first: one clear error on a Node.js older than 22.19
+import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { ResumedRun } from "../../client";
@@ -125,46 +126,75 @@ export function runLogPath(inputs: DlqRecoveryInputs): string {
   );
 }
 
-/** An open run log: appends runs, and knows what a drain that died before its state was saved wrote. */
+/** An open run log: appends runs, and knows what a drain whose result reached no state wrote. */
 export interface RunLog {
   /** Appends the runs of one page, one JSON object a line. */
   append(runs: readonly ResumedRun[]): void;
   /**
-   * Runs the run log holds from a drain that stopped before its result reached the state (a
-   * second Ctrl-C, a killed `pulumi`): the lines it wrote after its start mark.
+   * Runs the run log holds from a drain whose result reached no state (a second Ctrl-C, a killed
+   * `pulumi`, a lost drain thread): the lines it wrote after its start mark.
    */
   readonly unrecorded: number;
-  /** The drain's result is handed to the engine: its start mark is removed. */
+  /** This drain's mark, stored in its outputs (`runLogMark`). */
+  readonly mark: string;
+  /** The drain ended and its result goes to the engine as it should: its start mark is removed. */
   close(): void;
 }
 
-/** The start mark of a drain writing `file`: the size of the file when it started. */
-function markOf(file: string): string {
+/** A drain's start mark, in `<file>.open`: the file's size when it started, and the mark's name. */
+interface StartMark {
+  readonly offset: number;
+  readonly mark: string;
+}
+
+/** The start mark's file of the run log `file`. */
+function markFileOf(file: string): string {
   return `${file}.open`;
+}
+
+/** The start mark in `markFile`, or undefined (none, or not one of ours). */
+function readMark(markFile: string): StartMark | undefined {
+  try {
+    const m = JSON.parse(fs.readFileSync(markFile, "utf8")) as Partial<StartMark>;
+    return Number.isSafeInteger(m.offset) && typeof m.mark === "string" ? (m as StartMark) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Lines of `file` after byte `from` (0 when the file is gone). */
 function linesAfter(file: string, from: number): number {
   if (!fs.existsSync(file)) return 0;
-  const text = fs.readFileSync(file).subarray(from);
   let n = 0;
-  for (const b of text) if (b === 0x0a) n += 1;
+  for (const b of fs.readFileSync(file).subarray(from)) if (b === 0x0a) n += 1;
   return n;
+}
+
+/** Removes the marks of the run logs in `dir` whose drain reached the state (`saved`). */
+function removeSavedMarks(dir: string, saved: string | undefined): void {
+  if (saved === undefined) return;
+  for (const f of fs.readdirSync(dir).filter((x) => x.endsWith(".open"))) {
+    if (readMark(path.join(dir, f))?.mark === saved) fs.rmSync(path.join(dir, f), { force: true });
+  }
 }
 
 /**
  * Opens the run log. A new default run log removes the oldest of the resource's folder beyond
  * the newest {@link RUN_LOGS_KEPT} (files of other names there, and logs elsewhere, such as the
- * single `svc-recovery/<name>.jsonl` of earlier versions, are left where they are). While a drain
- * runs, a start mark beside the file (`<file>.open`, the file's size when it started) says where
- * its lines begin; a mark left behind by a drain that died before its result was saved tells the
- * next drain how many runs no state recorded ({@link RunLog.unrecorded}).
+ * single `svc-recovery/<name>.jsonl` of earlier versions, are left where they are).
+ *
+ * While a drain runs, a start mark beside the file (`<file>.open`: the file's size at the start
+ * and the mark's name, which the drain's outputs store as `runLogMark`) says where its lines
+ * begin. A drain stopped by a cancel keeps its mark, since the CLI may end before it saves the
+ * result (a second Ctrl-C). The next drain finds the mark: if the state holds that mark the drain
+ * was saved; otherwise its lines are runs no state recorded ({@link RunLog.unrecorded}).
  *
  * @param inputs - `runLogFile` (`""` for none), `recoveryName` and the drain's spec
  * @param cwd - the program folder
+ * @param saved - the `runLogMark` of the resource's state, if any
  * @returns the run log, or undefined when it is disabled
  */
-export function openRunLog(inputs: DlqRecoveryInputs, cwd: string): RunLog | undefined {
+export function openRunLog(inputs: DlqRecoveryInputs, cwd: string, saved?: string): RunLog | undefined {
   if (inputs.runLogFile === "") return undefined;
   const file = path.resolve(cwd, runLogPath(inputs));
   fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -172,17 +202,21 @@ export function openRunLog(inputs: DlqRecoveryInputs, cwd: string): RunLog | und
     fs.writeFileSync(file, "");
     pruneRunLogs(path.dirname(file), RUN_LOGS_KEPT, path.basename(file));
   }
-  const mark = markOf(file);
-  const left = fs.existsSync(mark) ? Number(fs.readFileSync(mark, "utf8")) : undefined;
-  const unrecorded = left !== undefined && Number.isSafeInteger(left) ? linesAfter(file, left) : 0;
-  fs.writeFileSync(mark, String(fs.existsSync(file) ? fs.statSync(file).size : 0));
+  removeSavedMarks(path.dirname(file), saved);
+  const markFile = markFileOf(file);
+  const left = readMark(markFile);
+  const unrecorded = left === undefined ? 0 : linesAfter(file, left.offset);
+  const mark = crypto.randomBytes(8).toString("hex");
+  const offset = fs.existsSync(file) ? fs.statSync(file).size : 0;
+  fs.writeFileSync(markFile, JSON.stringify({ offset, mark } satisfies StartMark));
   const lines = new RunLogLines();
   return {
     unrecorded,
+    mark,
     append: (runs) => {
       if (runs.length > 0) fs.appendFileSync(file, lines.encode(runs));
     },
-    close: () => fs.rmSync(mark, { force: true }),
+    close: () => fs.rmSync(markFile, { force: true }),
   };
 }
 
@@ -241,6 +275,6 @@ export function pruneRunLogs(dir: string, keep: number, current: string): void {
     .sort((a, b) => b.t - a.t);
   for (const { f } of logs.slice(Math.max(keep - 1, 0))) {
     fs.rmSync(path.join(dir, f), { force: true });
-    fs.rmSync(markOf(path.join(dir, f)), { force: true });
+    fs.rmSync(markFileOf(path.join(dir, f)), { force: true });
   }
 }

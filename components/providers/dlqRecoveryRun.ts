@@ -70,6 +70,8 @@ export interface DrainJob {
   previous: DlqRecoveryOutputs | undefined;
   /** `dlqIds` a new drain does not send: this resource resumed them before (`resumedBefore`). */
   skipDlqIds?: string[];
+  /** The `runLogMark` of the resource's state (its last drain that reached the state), if any. */
+  savedRunLogMark?: string;
   /** The resume URL and the token, with where they came from. */
   baseUrl: string;
   token: Resolved;
@@ -83,7 +85,7 @@ export interface DrainJob {
  */
 export async function runDrainJob(job: DrainJob, deps: DrainDeps): Promise<DlqRecoveryOutputs> {
   const { inputs, baseUrl: url, token } = job;
-  const run = new DrainRun(deps, job.id, inputs, job.previous, job.skipDlqIds);
+  const run = new DrainRun(deps, job.id, inputs, job.previous, job.skipDlqIds, job.savedRunLogMark);
   const client = new SvcClient({
     baseUrl: url,
     token: token.value,
@@ -127,6 +129,7 @@ export class DrainRun {
    * @param inputs - the resource's inputs
    * @param previous - the outputs of the cut-off drain this one continues, if any
    * @param skipDlqIds - `dlqIds` this resource resumed before, not sent again by a new drain
+   * @param savedRunLogMark - the `runLogMark` of the resource's state, if any
    */
   constructor(
     private readonly deps: DrainDeps,
@@ -134,11 +137,12 @@ export class DrainRun {
     private readonly inputs: DlqRecoveryInputs,
     private readonly previous: DlqRecoveryOutputs | undefined,
     private readonly skipDlqIds: string[] = [],
+    savedRunLogMark?: string,
   ) {
     this.label = recoveryLabel(inputs);
     this.started = deps.now();
     this.lastEngineCheck = this.started;
-    this.runLog = openRunLog(inputs, deps.cwd());
+    this.runLog = openRunLog(inputs, deps.cwd(), savedRunLogMark);
     const unrecorded = this.runLog?.unrecorded ?? 0;
     if (unrecorded > 0) deps.warn(unrecordedRuns(this.label, unrecorded));
     this.base = {
@@ -165,10 +169,10 @@ export class DrainRun {
       res = this.inputs.dlqIds ? await this.byIds(c) : await this.inWindows(c);
     } catch (e) {
       const error = this.cutOff(e, c);
-      // Where the engine is gone, nothing records this drain: its start mark stays for the next.
-      if (!(e instanceof EngineGoneError || (e instanceof Error && e.cause instanceof EngineGoneError))) {
-        this.runLog?.close();
-      }
+      // Where the engine is gone, or a cancel may be followed by the CLI's end (a second Ctrl-C),
+      // the state may never record this drain: its start mark stays for the next.
+      const gone = e instanceof EngineGoneError || (e instanceof Error && e.cause instanceof EngineGoneError);
+      if (!gone && this.deps.signal?.aborted !== true) this.runLog?.close();
       throw error;
     }
     const capped = res.stoppedAtMaxRuns === true;
@@ -313,6 +317,7 @@ export class DrainRun {
       complete,
       ...notFoundOutputs(this.previous, p),
       specHash: specHash(inputs),
+      ...(this.runLog ? { runLogMark: this.runLog.mark } : {}),
     };
     if (!complete) {
       if (p.stoppedAtMaxRuns === true) out.stoppedAtMaxRuns = true;

@@ -70,7 +70,7 @@ describe("DlqRecovery inputs and outputs: one declaration (existing stacks keep 
     for (const k of SELECTION_FIELDS) assert.equal(INPUT_ROLES[k], "selection", k);
   });
 
-  it("the outputs a drain computes are those of 0.2.0 and issue 27's, the public ones first", () => {
+  it("the outputs a drain computes are those of 0.2.0 and issues 27 and 28, the public ones first", () => {
     assert.deepEqual(RESULT_FIELDS.slice(0, DLQ_RECOVERY_RESULT_NAMES.length), DLQ_RECOVERY_RESULT_NAMES);
     assert.deepEqual(sorted(RESULT_FIELDS), [
       "ambiguousRequests",
@@ -87,6 +87,8 @@ describe("DlqRecovery inputs and outputs: one declaration (existing stacks keep 
       "resumedCount",
       "resumedRuns",
       "resumedRunsTruncated",
+      // Issue 28: the start mark of the drain in its run log (runs no state recorded).
+      "runLogMark",
       "specHash",
       "startedAt",
       "stoppedAtMaxRuns",

@@ -93,7 +93,7 @@ describe("components/providers/dlqRecovery: quiet by default", function () {
     assert.equal(fs.readFileSync(path.join(dir, "notes.txt"), "utf8"), "mine");
   });
 
-  it("counts the runs a drain that died before its state was saved wrote, once, and no others", () => {
+  it("counts the runs of a drain whose result reached no state, once; not those of a drain the state holds", () => {
     const cwd = tempDir();
     const inputs = { all: true, recoveryName: "r" };
     const run = (i: number) => ({ workflowRunId: `wfr_${i}`, workflowCreatedAt: i });
@@ -102,12 +102,14 @@ describe("components/providers/dlqRecovery: quiet by default", function () {
     finished?.close();
     const died = openRunLog(inputs, cwd);
     assert.equal(died?.unrecorded, 0, "a drain that finished left nothing unrecorded");
-    died?.append([run(3), run(4), run(5)]); // then killed: never closed
+    died?.append([run(3), run(4), run(5)]); // then killed: never closed, never saved
     const next = openRunLog(inputs, cwd);
     assert.equal(next?.unrecorded, 3, "the died drain's lines, not the finished one's");
-    next?.append([run(6)]);
-    next?.close();
-    assert.equal(openRunLog(inputs, cwd)?.unrecorded, 0, "counted once");
+    next?.append([run(6)]); // stopped by a cancel: its mark stays, and the state holds it
+    const after = openRunLog(inputs, cwd, next?.mark);
+    assert.equal(after?.unrecorded, 0, "a drain the state holds is not counted again");
+    assert.notEqual(after?.mark, next?.mark);
+    assert.equal(openRunLog(inputs, cwd)?.unrecorded, 0, "nothing written since the last mark");
     assert.equal(openRunLog({ ...inputs, runLogFile: "" }, cwd), undefined);
   });
 
