@@ -10,7 +10,7 @@
  *   keeps (garbage excluded), the last one while the drain's result is still held.
  * - Real CLI (skipped with `--no-cli` or `MEMORY_CLI=0`; alone with `--cli-only`): `pulumi up` of
  *   one DlqRecovery over 10,000 and over 1,000,000 entries; the state file's size, and the peak
- *   RSS of every process under the CLI (sampled from /proc every 100 ms), the dynamic provider's
+ *   RSS of every process under the CLI (sampled from /proc every 100 ms), the svc provider's
  *   included (target: under 200 MB at 1,000,000 entries, the provider started as the CLI starts
  *   it: no Node flag, and no garbage collection forced by the product).
  */
@@ -98,8 +98,9 @@ function procSampler(root: number): { stop(): Record<string, number> } {
         if (cmd === "" || (pid !== root && cmd === rootCmd)) continue;
         const rss =
           Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
-        const role = /dynamic-provider|pulumi-resource-pulumi-nodejs/.test(cmd)
-          ? "dynamic provider (DlqRecovery)"
+        // The svc provider runs as a plugin of the language host (`cmd/run-plugin <dist/provider>`).
+        const role = /run-plugin|dist\/provider/.test(cmd)
+          ? "svc provider (DlqRecovery)"
           : /cmd\/run/.test(cmd)
             ? "program (cmd/run)"
             : /language-host/.test(cmd)
@@ -181,10 +182,10 @@ function cliTable(r: BenchResult, small: CliReport, big: CliReport): void {
       ...roles.map((role) => row(`peak RSS, ${role}`, (c) => fmtBytes(c.peaks[role] ?? 0))),
     ],
   });
-  const role = "dynamic provider (DlqRecovery)";
+  const role = "svc provider (DlqRecovery)";
   if (big.peaks[role] && small.peaks[role]) {
     r.rows.push({
-      measurement: `real CLI: peak RSS of the dynamic provider process, ${BIG.toLocaleString("en-US")} vs ${SMALL.toLocaleString("en-US")} entries`,
+      measurement: `real CLI: peak RSS of the svc provider process, ${BIG.toLocaleString("en-US")} vs ${SMALL.toLocaleString("en-US")} entries`,
       subjectLabel: `${BIG.toLocaleString("en-US")} entries`,
       subject: fmtBytes(big.peaks[role]),
       baselineLabel: `${SMALL.toLocaleString("en-US")} entries`,
@@ -193,7 +194,7 @@ function cliTable(r: BenchResult, small: CliReport, big: CliReport): void {
       target: "report",
     });
     r.rows.push({
-      measurement: `real CLI: peak RSS of the dynamic provider process, ${BIG.toLocaleString("en-US")} entries, no Node flag, no forced GC`,
+      measurement: `real CLI: peak RSS of the svc provider process, ${BIG.toLocaleString("en-US")} entries, no Node flag, no forced GC`,
       subjectLabel: `${BIG.toLocaleString("en-US")} entries`,
       subject: fmtBytes(big.peaks[role]),
       baselineLabel: "limit",

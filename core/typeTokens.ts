@@ -1,20 +1,22 @@
 /**
  * The type tokens of the resources: the strings the Pulumi engine, `pulumi stack` and the policy
- * pack identify each resource type by. Existing stacks hold them: they never change. (A "token"
- * elsewhere in this code base is the credential.)
+ * pack identify each resource type by. Existing stacks hold them: a token changes only with a
+ * minor version, an alias from the old one on the class, and the old one kept here for the policy
+ * pack (CONTRIBUTING, "State of existing stacks"). (A "token" elsewhere in this code base is the
+ * credential.)
  *
  * @packageDocumentation
  */
 
-/** The type token of `Account` (a dynamic resource). */
+/** The type token of `Account` up to 0.2 (a dynamic resource); the class aliases it. */
 export const ACCOUNT_TYPE = "pulumi-nodejs:dynamic/svc:Account";
-/** The type token of `DlqRecovery` (a dynamic resource). */
+/** The type token of `DlqRecovery` up to 0.2 (a dynamic resource); the class aliases it. */
 export const DLQ_RECOVERY_TYPE = "pulumi-nodejs:dynamic/svc:DlqRecovery";
 /** The type token of `Workflow` (a component resource). */
 export const WORKFLOW_TYPE = "svc:index:Workflow";
-/** The type token of `Account` served by the svc provider (`provider/`), for YAML programs. */
+/** The type token of `Account`, served by the svc provider (`provider/`), since 0.3. */
 export const ACCOUNT_PROVIDER_TYPE = "svc:index:Account";
-/** The type token of `DlqRecovery` served by the svc provider (`provider/`), for YAML programs. */
+/** The type token of `DlqRecovery`, served by the svc provider (`provider/`), since 0.3. */
 export const DLQ_RECOVERY_PROVIDER_TYPE = "svc:index:DlqRecovery";
 
 /**

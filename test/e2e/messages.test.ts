@@ -70,7 +70,6 @@ describe("e2e: messages", function () {
           const diagnostics = res.stdout.slice(res.stdout.indexOf("Diagnostics:"));
           assert.equal(diagnostics.match(/rejected the credentials/g)?.length, 1, out);
         }
-        assert.match(out, /resource 'account' has a problem: Account `account`: the service/);
         assert.match(
           out,
           /Account `account`: the service at http:\/\/127\.0\.0\.1:\d+ rejected the credentials \(HTTP 401\)/,
