@@ -22,6 +22,7 @@ import { parseDuration } from "../core/duration";
 import { show } from "../core/messages";
 import { WORKFLOW_TYPE } from "../core/typeTokens";
 import { isAccountResource, recordedAccount, type AccountArg } from "./accountInput";
+import { WORKFLOW_ARGUMENTS, type WorkflowArgumentName } from "./workflowArguments";
 
 /** Header carrying the delay of a triggered workflow run, e.g. `"600s"`. */
 export const DELAY_HEADER = "Svc-Delay";
@@ -59,17 +60,16 @@ export interface WorkflowArgs {
 /** The resolved flow control of a {@link Workflow}, as its `flowControl` output (only the fields that are set). */
 export type WorkflowFlowControl = FlowControlOverride & { key: string };
 
-/**
- * The arguments of a {@link Workflow}, in order (`WorkflowArgs`' keys): the svc provider's
- * `svc:index:Workflow` takes the same inputs.
- */
-export const WORKFLOW_ARGUMENTS = [
-  "url",
-  "retries",
-  "delay",
-  "flowControl",
-  "account",
-] as const satisfies readonly (keyof WorkflowArgs)[];
+export { WORKFLOW_ARGUMENTS };
+
+/** `WORKFLOW_ARGUMENTS` and `WorkflowArgs` name the same arguments: the compiler checks both ways. */
+const SAME_ARGUMENTS: [
+  Exclude<keyof WorkflowArgs, WorkflowArgumentName>,
+  Exclude<WorkflowArgumentName, keyof WorkflowArgs>,
+] extends [never, never]
+  ? true
+  : never = true;
+void SAME_ARGUMENTS;
 const ARGUMENTS = WORKFLOW_ARGUMENTS;
 
 /** True for a value not known yet: an Output or a promise (the component), an unknown (the provider). */

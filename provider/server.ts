@@ -22,7 +22,6 @@ import { changedConfig, checkConfig, configReader } from "./config";
 import { construct, type ComponentAdapter, type Components } from "./construct";
 import { marshal, unmarshal } from "./properties";
 import { packageSchema } from "./schema";
-import { WorkflowComponent } from "./workflow";
 
 /** A unary call's handler. */
 type Handler<Req, Res> = (call: grpc.ServerUnaryCall<Req, Res>, cb: grpc.sendUnaryData<Res>) => void;
@@ -68,9 +67,28 @@ export function servedTypes(engine: Engine = engineAt(undefined)): Served {
   ]);
 }
 
+/**
+ * A component adapter loaded on its first `Construct`: the Workflow's logic is the TypeScript
+ * component's, which loads the whole Pulumi SDK (about 60 MB), which a provider that serves only
+ * Accounts and DlqRecoveries never needs.
+ */
+function loadedOnUse(load: () => ComponentAdapter): ComponentAdapter {
+  let adapter: ComponentAdapter | undefined;
+  const loaded = () => (adapter ??= load());
+  return {
+    get sources() {
+      return loaded().sources;
+    },
+    outputs: (name, inputs) => loaded().outputs(name, inputs),
+  };
+}
+
 /** The component types of the provider (served by `Construct`), each with its logic. */
 export function servedComponents(): Components {
-  return new Map<string, ComponentAdapter>([[WORKFLOW_TYPE, new WorkflowComponent()]]);
+  const workflow = loadedOnUse(
+    () => new (require("./workflow") as typeof import("./workflow")).WorkflowComponent(),
+  );
+  return new Map<string, ComponentAdapter>([[WORKFLOW_TYPE, workflow]]);
 }
 
 /** The handler of `Construct` (component resources). */

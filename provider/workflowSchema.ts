@@ -7,7 +7,7 @@
  * @packageDocumentation
  */
 import { FLOW_CONTROL_FIELDS } from "../client/contract";
-import { WORKFLOW_ARGUMENTS } from "../components/Workflow";
+import { WORKFLOW_ARGUMENTS } from "../components/workflowArguments";
 import { WORKFLOW_TYPE } from "../core/typeTokens";
 import type { WorkflowArgument, WorkflowOutputName } from "./workflow";
 
