@@ -1,7 +1,7 @@
 /**
- * `pulumi-resource-svc`: the svc resource provider's entry. The engine starts it through the
- * Node.js language host (`PulumiPlugin.yaml` in this folder, `runtime: nodejs`) when a program's
- * `Pulumi.yaml` names this folder (`plugins: providers: [{name: svc, path: …}]`).
+ * `pulumi-resource-svc`: the svc resource provider's entry. The engine runs the executable
+ * `pulumi-resource-svc` of this folder (a shell script: `node index.js <engine address>`) when a
+ * program's `Pulumi.yaml` names the folder (`plugins: providers: [{name: svc, path: …}]`).
  *
  * @packageDocumentation
  */

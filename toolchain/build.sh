@@ -27,7 +27,7 @@ mkdir -p "$TC"
 
 sources_hash() {
   {
-    find bin core components client emulator policies provider -type f \( -name '*.ts' -o -name '*.json' -o -name '*.yaml' \) ! -name '*.test.ts' -print0 |
+    find bin core components client emulator policies provider -type f \( -name '*.ts' -o -name '*.json' -o -name '*.yaml' -o -name 'pulumi-resource-*' \) ! -name '*.test.ts' -print0 |
       LC_ALL=C sort -z | xargs -0 sha256sum
     sha256sum tsconfig.json tsconfig.build.json package-lock.json
   } | sha256sum | cut -c1-16
@@ -35,7 +35,7 @@ sources_hash() {
 
 stamp="$TC/build.stamp"
 hash="$(sources_hash)"
-if [[ -f dist/policies/index.js && -f dist/components/index.js && -f dist/provider/PulumiPlugin.yaml && -f "$stamp" && "$(cat "$stamp")" == "$hash" ]]; then
+if [[ -f dist/policies/index.js && -f dist/components/index.js && -x dist/provider/pulumi-resource-svc && -f "$stamp" && "$(cat "$stamp")" == "$hash" ]]; then
   exit 0
 fi
 
@@ -47,7 +47,8 @@ rm -rf dist "$stamp"
   printf '[build] error: tsc -p tsconfig.build.json failed (above; also in .toolchain/build.log).\n' >&2
   exit 1
 }
-# The provider's plugin folder (dist/provider) needs its PulumiPlugin.yaml, which tsc does not copy.
-cp provider/PulumiPlugin.yaml dist/provider/PulumiPlugin.yaml
+# The provider's plugin folder (dist/provider) needs its executable, which tsc does not copy.
+cp provider/pulumi-resource-svc dist/provider/pulumi-resource-svc
+chmod +x dist/provider/pulumi-resource-svc
 echo "$hash" >"$stamp"
 log "dist/ built in $((SECONDS - start)) s"
