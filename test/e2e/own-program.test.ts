@@ -114,6 +114,10 @@ describe("e2e: your own program", function () {
     const before = stacksInClone();
     const { code, out } = await runBash(walkthroughScript(blocks, port), root, userEnv(home));
     assert.equal(code, 0, out);
+    // Automatic plugin acquisition stays on (no PULUMI_* of the tests): the svc provider is found
+    // through Pulumi.yaml, with no download attempt.
+    assert.doesNotMatch(out, /download(ing)? plugin|acquir/i, "no plugin is downloaded");
+    assert.match(out, /\+ {2}svc:index:DlqRecovery +incident-42 +create/);
 
     // The emulator's start-up text, the policy preview, the drain, the outputs.
     assert.match(out, new RegExp(`pulumi config set svc:baseUrl http://127\\.0\\.0\\.1:${port}`));
