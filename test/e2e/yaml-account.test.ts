@@ -6,14 +6,11 @@
  * config comes from stack config (`svc:password` and `svc:token` secret).
  */
 import * as assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import * as path from "node:path";
-import { promisify } from "node:util";
 import { startEmulator, type RunningEmulator } from "../../emulator";
 import { ACCOUNT_PROVIDER_TYPE } from "../../core/typeTokens";
-import { PulumiProject, REPO_ROOT, resourceOfType } from "../helpers/pulumi";
+import { resourceOfType, type PulumiProject } from "../helpers/pulumi";
 import { assertNoSecrets, secretForms } from "../helpers/secrets";
-import { yamlProgramHead } from "../helpers/yaml";
+import { yamlProgramHead, yamlProject } from "../helpers/yaml";
 
 const CREDS = {
   token: "tok-e2e-yaml-account-6d2f8a1c",
@@ -42,13 +39,8 @@ describe("e2e: a YAML program declares svc:index:Account (the svc provider)", fu
 
   before(async function () {
     this.timeout(1_800_000);
-    await promisify(execFile)("bash", [path.join(REPO_ROOT, "toolchain", "provision-yaml.sh")]);
     emulator = await startEmulator({ plan: "free", ...CREDS });
-    p = await PulumiProject.create({ name: "yaml-account", program: "", files: { "Pulumi.yaml": PROGRAM } });
-    await p.setConfig("svc:accountApiUrl", emulator.url);
-    await p.setConfig("svc:username", CREDS.username);
-    await p.setConfig("svc:password", CREDS.password, true);
-    await p.setConfig("svc:token", CREDS.token, true);
+    p = await yamlProject("yaml-account", PROGRAM, { accountApiUrl: emulator.url, ...CREDS });
   });
   after(async () => {
     try {

@@ -5,13 +5,12 @@
  * resumes the orders runs of the emulator's DLQ, each once; the outputs hold no credential.
  */
 import * as assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { promisify } from "node:util";
 import { startEmulator, type RunningEmulator } from "../../emulator";
 import { PulumiProject, REPO_ROOT } from "../helpers/pulumi";
 import { assertNoSecrets, secretForms } from "../helpers/secrets";
+import { yamlProject } from "../helpers/yaml";
 
 /** The emulator's default credentials, which the example's README section uses. */
 const CREDS = { username: "emulator@example.com", password: "emulator-password", token: "emulator-token" };
@@ -23,15 +22,13 @@ describe("e2e: examples/yaml (an Account, two Workflows and a DlqRecovery in YAM
 
   before(async function () {
     this.timeout(1_800_000);
-    await promisify(execFile)("bash", [path.join(REPO_ROOT, "toolchain", "provision-yaml.sh")]);
     emulator = await startEmulator({ plan: "free", dlq: 300, ...CREDS });
     const program = fs.readFileSync(path.join(REPO_ROOT, "examples", "yaml", "Pulumi.yaml"), "utf8");
-    p = await PulumiProject.create({ name: "svc-yaml", program: "", files: { "Pulumi.yaml": program } });
-    await p.setConfig("svc:accountApiUrl", emulator.url);
-    await p.setConfig("svc:baseUrl", emulator.url);
-    await p.setConfig("svc:username", CREDS.username);
-    await p.setConfig("svc:password", CREDS.password, true);
-    await p.setConfig("svc:token", CREDS.token, true);
+    p = await yamlProject("svc-yaml", program, {
+      accountApiUrl: emulator.url,
+      baseUrl: emulator.url,
+      ...CREDS,
+    });
   });
   after(async () => {
     try {

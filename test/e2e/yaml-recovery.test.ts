@@ -9,17 +9,16 @@
  * `customTimeouts` stops a drain like a Ctrl-C.
  */
 import * as assert from "node:assert/strict";
-import { execFile, type ChildProcess } from "node:child_process";
+import { type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { promisify } from "node:util";
 import { DEFAULT_WINDOW_CONCURRENCY, MAX_RUNS_PER_REQUEST } from "../../client";
 import { startEmulator, type RunningEmulator } from "../../emulator";
 import { DLQ_RECOVERY_PROVIDER_TYPE } from "../../core/typeTokens";
-import { PulumiProject, REPO_ROOT, resourceOfType } from "../helpers/pulumi";
+import { resourceOfType, type PulumiProject } from "../helpers/pulumi";
 import { assertNoSecrets, secretForms } from "../helpers/secrets";
 import { settledResumedCount } from "../helpers/ledger";
-import { yamlProgramHead } from "../helpers/yaml";
+import { yamlProgramHead, yamlProject } from "../helpers/yaml";
 
 const TOKEN = "tok-e2e-yaml-recovery-9d3a61f0";
 const ENTRIES = 20_000;
@@ -45,15 +44,8 @@ describe("e2e: a YAML program's DlqRecovery (the svc provider): Ctrl-C stops the
 
   before(async function () {
     this.timeout(1_800_000);
-    await promisify(execFile)("bash", [path.join(REPO_ROOT, "toolchain", "provision-yaml.sh")]);
     emulator = await startEmulator({ plan: "payg", token: TOKEN });
-    p = await PulumiProject.create({
-      name: "yaml-recovery",
-      program: "",
-      files: { "Pulumi.yaml": program() },
-    });
-    await p.setConfig("svc:baseUrl", emulator.url);
-    await p.setConfig("svc:token", TOKEN, true);
+    p = await yamlProject("yaml-recovery", program(), { baseUrl: emulator.url, token: TOKEN });
   });
   after(async () => {
     try {
