@@ -90,7 +90,8 @@ export interface ResourceAdapter {
 
 /** One call's lines, sent to the engine on the resource's row; `flushed` waits for them all. */
 export class RowLog {
-  private readonly pending = new Set<Promise<boolean>>();
+  /** The lines are sent one after the other: concurrent calls could reach the engine out of order. */
+  private last: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly engine: Engine,
@@ -102,12 +103,10 @@ export class RowLog {
 
   /** Resolves once every line sent so far was answered by the engine. */
   async flushed(): Promise<void> {
-    await Promise.all([...this.pending]);
+    await this.last;
   }
 
   private send(severity: "info" | "warning", line: string): void {
-    const p = this.engine.log(this.urn, severity, line);
-    this.pending.add(p);
-    void p.then(() => this.pending.delete(p));
+    this.last = this.last.then(() => this.engine.log(this.urn, severity, line));
   }
 }
