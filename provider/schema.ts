@@ -20,10 +20,13 @@ export interface SchemaProperty {
 
 /** The package name: the `svc:` of tokens and stack config keys. */
 export const PACKAGE_NAME = "svc";
-/** The Python package and Go module the SDKs will have. */
+/**
+ * The Python package and Go module of the SDKs (`sdk/`), and how they are generated: the Python
+ * package versioned as the schema, with a `pyproject.toml`; the Go module `…/sdk/go`.
+ */
 export const LANGUAGE = {
-  python: { packageName: "pulumi_svc" },
-  go: { importBasePath: "github.com/pulumi-svc/pulumi-svc/sdk/go/svc" },
+  python: { packageName: "pulumi_svc", respectSchemaVersion: true, pyproject: { enabled: true } },
+  go: { importBasePath: "github.com/pulumi-svc/pulumi-svc/sdk/go/svc", generateResourceContainerTypes: true },
   nodejs: { packageName: "pulumi-svc" },
 } as const;
 
@@ -93,7 +96,8 @@ export function packageSchema(version: string): Record<string, unknown> {
     description:
       "The svc durable-workflow queue service: the account record as outputs, workflows checked against " +
       "its limits, and the recovery of failed runs from the DLQ.",
-    meta: { moduleFormat: "(.*)" },
+    // supportPack: SDKs that carry their version and package files (pyproject.toml, go.mod).
+    meta: { moduleFormat: "(.*)", supportPack: true },
     config: { variables },
     provider: { description: "The svc provider.", inputProperties: variables },
     resources: {
