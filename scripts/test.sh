@@ -24,4 +24,4 @@ prettier --check . >/dev/null
 echo "all files formatted"
 step "tests (mocha: unit, integration, e2e)"
 mocha --reporter ./test/helpers/summary-reporter.js \
-  'test/unit/**/*.test.ts' 'test/integration/**/*.test.ts' 'test/e2e/**/*.test.ts'
+  'test/unit/**/*.test.ts' 'test/integration/**/*.test.ts' 'test/e2e/**/*.test.ts' 'test/sdk/**/*.test.ts'
