@@ -44,7 +44,7 @@ export interface Account extends AccountRecordOutputs {}
 /**
  * The svc account record (plan, limits, credentials) as outputs, read from
  * `GET {accountApiUrl}/v2/svc/user` by the svc provider (`svc:index:Account`; the program's
- * `Pulumi.yaml` names the provider's folder, see the README).
+ * `Pulumi.yaml` names the provider's folder, see docs/own-program.md).
  *
  * Every field of the record is an output in camelCase; the record's `id` is `accountId`.
  * `password` and `token` are secrets in outputs and in state. The record is read on

@@ -25,7 +25,7 @@ export interface DlqRecovery extends ResultOutputs {}
  * an override or `triggers` resumes again; a drain cut off by an error is continued by
  * the next up, and so is one stopped by Ctrl-C or its `customTimeouts`. Deleting the resource
  * leaves the service untouched. It is served by the svc provider (`svc:index:DlqRecovery`; the
- * program's `Pulumi.yaml` names the provider's folder, see the README); a stack of 0.2 (the
+ * program's `Pulumi.yaml` names the provider's folder, see docs/own-program.md); a stack of 0.2 (the
  * dynamic resource `pulumi-nodejs:dynamic/svc:DlqRecovery`) moves to it with no replacement and
  * no resume request (an alias).
  *

@@ -14,7 +14,7 @@ import type { AccountArg } from "./accountInput";
 /**
  * Flow-control override of the resumed runs: `Svc-Flow-Control-Key` and
  * `Svc-Flow-Control-Value`. The fields and their grammar are the client's `FlowControlOverride`
- * (README, "Wire grammar"): a key of visible ASCII without spaces, positive integers, a
+ * (docs/reference.md, "Wire grammar"): a key of visible ASCII without spaces, positive integers, a
  * period of whole seconds or `"1m"`; `period` needs `parallelism` or `rate`.
  */
 export type FlowControlArgs = {

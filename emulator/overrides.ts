@@ -9,7 +9,7 @@
  *   `^[1-9][0-9]{0,8}[smhd]$` ("1s", "10s", "1m", "2h", "1d"; not "01s", "10ms", "1S").
  * - `Svc-Retries: <integer 0..2,147,483,647>`, decimal without sign or leading zeros.
  *
- * This is the emulator's own parser of the wire grammar (README "Override headers"); it does not
+ * This is the emulator's own parser of the wire grammar (docs/reference.md, "Wire grammar"); it does not
  * share code with the client on purpose, so that it checks what the client sends.
  *
  * Also: how overrides combine with a DLQ entry's own settings into the effective settings.

@@ -5,7 +5,7 @@
  * sends them; a JSON object body with the same fields is accepted too (`dlqIds` as an array). A
  * field may not appear in both places. Every problem is a 400 naming the field and the value.
  *
- * The grammar (README "Selection fields"), checked here independently of the client:
+ * The grammar (docs/reference.md, "Wire grammar"), checked here independently of the client:
  * - `dlqIds`: 1 to 50 values, each a non-empty string without leading or trailing whitespace and
  *   without control characters (U+0000..U+001F, U+007F). Repeats are accepted and resumed once
  *   (the emulator de-duplicates, keeping the first occurrence; the client refuses repeats before

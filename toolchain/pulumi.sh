@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # Runs this repository's provisioned Pulumi CLI for YOUR OWN program, with YOUR OWN Pulumi
-# settings: for a machine with no `pulumi` of its own (README, "Using the library in your own
-# program").
+# settings: for a machine with no `pulumi` of its own (docs/own-program.md).
 #
 #   bash <clone>/toolchain/pulumi.sh <pulumi arguments...>      # e.g. preview, up, stack ls
 #

@@ -1,8 +1,8 @@
 /**
- * Your own program, as the README tells it:
+ * Your own program, as docs/own-program.md and the README tell it:
  *
- * - the walkthrough: the shell blocks and files of the README's "Using the library in your own
- *   program" section, run verbatim as one bash script in an empty folder outside the repository
+ * - the walkthrough: the shell blocks and files of docs/own-program.md's TypeScript section, run
+ *   verbatim as one bash script in an empty folder outside the repository
  *   (only `SVC=` is set to this clone and the port 18080 to a free one), with no `pulumi` on PATH
  *   (so through `toolchain/pulumi.sh`) and none of the isolated PULUMI_* settings of the tests:
  *   the user's backend and passphrase are those the README sets, in a HOME of the test's own;
@@ -24,14 +24,15 @@ const README_PORT = "18080";
 /** A file block (preceded by a line "`name`:") or a shell block of the README's section. */
 type Block = { kind: "sh"; text: string } | { kind: "file"; name: string; text: string };
 
-/** The README's TypeScript walkthrough starts at this heading, its YAML one at the next. */
-const TS_HEADING = "## Using the library in your own program";
-const YAML_HEADING = "### A YAML program";
+/** The walkthroughs' page; its TypeScript walkthrough starts at this heading, its YAML one at the next. */
+const WALKTHROUGH = path.join(REPO_ROOT, "docs", "own-program.md");
+const TS_HEADING = "# Your own program";
+const YAML_HEADING = "## A YAML program";
 
 /** The blocks of the README from `heading` to the next heading given (or the next section), in order. */
 function walkthroughBlocks(readme: string, heading: string, until = "\n## "): Block[] {
   const start = readme.indexOf(heading);
-  assert.ok(start >= 0, `README has the section ${heading}`);
+  assert.ok(start >= 0, `docs/own-program.md has the section ${heading}`);
   const ends = [readme.indexOf(until, start + 1), readme.indexOf("\n## ", start + 1)].filter((i) => i > 0);
   const section = readme.slice(start, Math.min(...ends));
   const blocks: Block[] = [];
@@ -98,9 +99,26 @@ describe("e2e: your own program", function () {
   const program = path.join(root, "my-infra");
   after(() => fs.rmSync(root, { recursive: true, force: true }));
 
-  it("the README's walkthrough runs as written, in an empty folder, through toolchain/pulumi.sh", async () => {
+  it("the README's minimal program is the walkthrough's (its Pulumi.yaml and index.ts)", () => {
+    const walkthrough = walkthroughBlocks(
+      fs.readFileSync(WALKTHROUGH, "utf8"),
+      TS_HEADING,
+      `\n${YAML_HEADING}`,
+    );
+    const minimal = walkthroughBlocks(
+      fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8"),
+      "## A minimal program",
+    );
+    const files = (blocks: Block[]) => blocks.filter((b) => b.kind === "file");
+    assert.deepEqual(
+      files(minimal),
+      files(walkthrough).filter((b) => b.kind === "file" && b.name !== "package.json"),
+    );
+  });
+
+  it("the walkthrough runs as written, in an empty folder, through toolchain/pulumi.sh", async () => {
     fs.mkdirSync(home);
-    const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+    const readme = fs.readFileSync(WALKTHROUGH, "utf8");
     const blocks = walkthroughBlocks(readme, TS_HEADING, `\n${YAML_HEADING}`);
     assert.deepEqual(
       blocks.filter((b) => b.kind === "file").map((b) => (b.kind === "file" ? b.name : "")),
@@ -154,9 +172,9 @@ describe("e2e: your own program", function () {
     });
   });
 
-  it("the README's YAML walkthrough runs as written, in an empty folder, with no plugin download", async () => {
+  it("the YAML walkthrough runs as written, in an empty folder, with no plugin download", async () => {
     fs.mkdirSync(home, { recursive: true });
-    const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+    const readme = fs.readFileSync(WALKTHROUGH, "utf8");
     const blocks = walkthroughBlocks(readme, YAML_HEADING);
     assert.deepEqual(
       blocks.map((b) => (b.kind === "file" ? b.name : b.kind)),

@@ -36,12 +36,13 @@ const RESULTS = [
   "finishedAt",
 ];
 
-/** The `Pulumi.yaml` of a 0.2 program with the step the README's "To 0.3.0" adds, verbatim. */
+/** The `Pulumi.yaml` of a 0.2 program with the step docs/upgrading.md's "To 0.3.0" adds, verbatim. */
 function upgradedProjectFile(name: string): string {
-  const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
-  const section = readme.slice(readme.indexOf("### To 0.3.0"));
-  const block = /^ *```yaml\n([\s\S]*?)^ *```$/m.exec(section)?.[1];
-  assert.ok(block, "README's Upgrading has the step's Pulumi.yaml lines");
+  const upgrading = fs.readFileSync(path.join(REPO_ROOT, "docs", "upgrading.md"), "utf8");
+  const start = upgrading.indexOf("## To 0.3.0");
+  assert.ok(start >= 0, "docs/upgrading.md has the section To 0.3.0");
+  const block = /^ *```yaml\n([\s\S]*?)^ *```$/m.exec(upgrading.slice(start))?.[1];
+  assert.ok(block, "docs/upgrading.md's To 0.3.0 has the step's Pulumi.yaml lines");
   const indent = /^ */.exec(block)?.[0].length ?? 0;
   const lines = block.split("\n").map((l) => l.slice(indent));
   return `name: ${name}\nruntime: nodejs\n${lines.join("\n")}`;

@@ -1,5 +1,5 @@
 /**
- * The wire contract, end to end (README, "Wire grammar"): the same
+ * The wire contract, end to end (docs/reference.md, "Wire grammar"): the same
  * flow-control, retries and selection values go to
  *
  * - `DlqRecoveryProvider.check` (what `pulumi preview` refuses),

@@ -45,7 +45,7 @@ describe("client/headers: flowControlHeaderValue", () => {
     invalidArg(() => flowControlHeaderValue({ rate: 1, period: 0 }), /`flowControl\.period`/);
     invalidArg(() => flowControlHeaderValue({ rate: 1, period: "1m, rate=99" }), /`flowControl\.period`/);
     invalidArg(() => flowControlHeaderValue({ rate: 1, period: "" }), /`flowControl\.period`/);
-    // The settled grammar (README, "Wire grammar"): the emulator and the service refuse these.
+    // The settled grammar (docs/reference.md, "Wire grammar"): the emulator and the service refuse these.
     invalidArg(() => flowControlHeaderValue({ parallelism: 1, period: "1000ms" }), /`flowControl\.period`/);
     invalidArg(() => flowControlHeaderValue({ rate: 5, period: "01s" }), /without leading zeros/);
     invalidArg(

@@ -1,5 +1,5 @@
 /**
- * The emulator's own parser of the settled wire grammar (README "Override headers" and
+ * The emulator's own parser of the settled wire grammar (docs/reference.md "Wire grammar" and
  * "Selection fields"), table-driven: every refusal is a 400 naming the field and the value.
  */
 import assert from "node:assert/strict";
