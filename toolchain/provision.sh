@@ -10,7 +10,8 @@
 #      - otherwise it is built from its Go modules (toolchain/go) with the machine's Go,
 #        version-stamped, into .toolchain/pulumi/<version>/bin, beside the dynamic-provider
 #        shim (copied from the SDK Go module) and the Node.js language host
-#        (toolchain/language-host.js; see that file for why it is not the Go one).
+#        (toolchain/language-host.js, which starts toolchain/language-host/; see its index.js
+#        for why it is not the Go one).
 #   3. An offline, non-interactive Pulumi home: .toolchain/home, a file:// backend in
 #      .toolchain/state and a generated passphrase in .toolchain/passphrase.
 #      A user's own ~/.pulumi, backend and login are never read or changed.
