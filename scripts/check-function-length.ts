@@ -1,11 +1,14 @@
 /**
  * The function-length check of `npm run check`: no function, method, constructor or arrow
- * function of the product folders is longer than {@link MAX_FUNCTION_LINES} lines (from its first
- * line to its closing brace, its doc comment not counted). Exits 1 naming each one.
+ * function of the product folders or of the tooling (the toolchain, including the Node.js
+ * language host written in JavaScript, the scripts and the benches) is longer than
+ * {@link MAX_FUNCTION_LINES} lines (from its first line to its closing brace, its doc comment not
+ * counted). Exits 1 naming each one. TypeScript and JavaScript files alike: the compiler API
+ * parses both.
  *
- * Usage: `node -r ts-node/register/transpile-only scripts/check-function-length.ts` checks the
- * product folders, with {@link KNOWN_LONG_FUNCTIONS} allowed; `... --root DIR FOLDER...` checks
- * the folders of DIR with no exception (the check's own test).
+ * Usage: `node -r ts-node/register/transpile-only scripts/check-function-length.ts` checks
+ * {@link CHECKED_FOLDERS}, with {@link KNOWN_LONG_FUNCTIONS} allowed; `... --root DIR FOLDER...`
+ * checks the folders of DIR with no exception (the check's own test).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -16,6 +19,15 @@ export const MAX_FUNCTION_LINES = 80;
 
 /** The folders the check covers by default. */
 export const PRODUCT_FOLDERS = ["components", "client", "core", "policies", "provider", "emulator"] as const;
+
+/**
+ * The tooling folders the check covers too: the code that builds, runs and measures the product
+ * is held to the same rules (issue 30).
+ */
+export const TOOLING_FOLDERS = ["toolchain", "scripts", "bench"] as const;
+
+/** Every folder the check covers by default. */
+export const CHECKED_FOLDERS: readonly string[] = [...PRODUCT_FOLDERS, ...TOOLING_FOLDERS];
 
 /**
  * Functions known to be too long, each being shortened by another change: `file:name`. The ONLY
@@ -91,7 +103,7 @@ function sourceFiles(root: string, dir: string): string[] {
   for (const e of fs.readdirSync(path.join(root, dir), { withFileTypes: true })) {
     const rel = path.posix.join(dir, e.name);
     if (e.isDirectory() && e.name !== "node_modules") out.push(...sourceFiles(root, rel));
-    else if (e.isFile() && /\.ts$/.test(e.name) && !e.name.endsWith(".d.ts")) out.push(rel);
+    else if (e.isFile() && /\.(ts|js)$/.test(e.name) && !e.name.endsWith(".d.ts")) out.push(rel);
   }
   return out;
 }
@@ -115,7 +127,7 @@ function main(argv: string[]): number {
   const root = custom ? path.resolve(argv[1]) : path.resolve(__dirname, "..");
   const { tooLong, stale } = checkFunctionLength(
     root,
-    custom ? argv.slice(2) : PRODUCT_FOLDERS,
+    custom ? argv.slice(2) : CHECKED_FOLDERS,
     custom ? [] : KNOWN_LONG_FUNCTIONS,
   );
   for (const f of tooLong) {

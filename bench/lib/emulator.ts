@@ -31,6 +31,32 @@ export interface EmulatorProcess {
   close(): Promise<void>;
 }
 
+/** The URL the emulator child prints once it listens; rejects when it exits first or takes over 120 s. */
+function emulatorUrl(child: ChildProcess): Promise<string> {
+  let stderr = "";
+  child.stderr?.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+  return new Promise<string>((resolve, reject) => {
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`emulator did not start in 120 s: ${stderr}`)), 120_000);
+    child.stdout?.setEncoding("utf8").on("data", (d: string) => {
+      out += d;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    child.on("error", (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`emulator exited with ${code}: ${stderr}`));
+    });
+  });
+}
+
 /**
  * Starts `emulator/cli.ts` with `dlq` seeded entries and waits for its URL. The account rate
  * limit is off unless `rateLimit` is true: most benchmarks measure the client, not the limit.
@@ -62,28 +88,7 @@ export async function startEmulatorProcess(
     ],
     { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] },
   );
-  let stderr = "";
-  child.stderr?.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    const timer = setTimeout(() => reject(new Error(`emulator did not start in 120 s: ${stderr}`)), 120_000);
-    child.stdout?.setEncoding("utf8").on("data", (d: string) => {
-      out += d;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-    child.on("error", (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`emulator exited with ${code}: ${stderr}`));
-    });
-  });
+  const url = await emulatorUrl(child);
 
   const admin = async (method: "GET" | "POST" | "PUT", route: string, body?: unknown): Promise<unknown> => {
     const res = await request(`${url}${route}`, {

@@ -3,7 +3,11 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { MAX_FUNCTION_LINES } from "../../../scripts/check-function-length";
+import {
+  CHECKED_FOLDERS,
+  MAX_FUNCTION_LINES,
+  checkFunctionLength,
+} from "../../../scripts/check-function-length";
 
 const ROOT = path.resolve(__dirname, "../../..");
 const SCRIPT = path.join(ROOT, "scripts", "check-function-length.ts");
@@ -55,6 +59,29 @@ describe("the function-length check (npm run check: scripts/check-function-lengt
     assert.match(output, /function `arrow` is 82 lines/);
   });
 
+  it("checks JavaScript too (the language host is .js): a long function and a long callback, each named", () => {
+    const body = (n: number): string =>
+      Array.from({ length: n }, (_, i) => `  const v${i} = ${i};`).join("\n");
+    fs.writeFileSync(
+      path.join(dir, "src", "host.js"),
+      `"use strict";\nfunction serve(call) {\n${body(MAX_FUNCTION_LINES - 1)}\n}\n` +
+        `const handlers = {\n  run: (call, cb) => {\n${body(MAX_FUNCTION_LINES)}\n  },\n};\n` +
+        `module.exports = { serve, handlers };\n`,
+    );
+    const { status, output } = checkLengths(dir);
+    assert.equal(status, 1, output);
+    assert.match(output, /src\/host\.js:2: function `serve` is 81 lines/);
+    assert.match(output, /function `run` is 82 lines/);
+  });
+
+  it("skips .d.ts files and node_modules", () => {
+    fs.writeFileSync(path.join(dir, "src", "types.d.ts"), fn("declared", MAX_FUNCTION_LINES + 1));
+    fs.mkdirSync(path.join(dir, "src", "node_modules"));
+    fs.writeFileSync(path.join(dir, "src", "node_modules", "dep.js"), fn("dep", MAX_FUNCTION_LINES + 1));
+    const { status, output } = checkLengths(dir);
+    assert.equal(status, 0, output);
+  });
+
   it(`passes a function of exactly ${MAX_FUNCTION_LINES} lines whose doc comment makes it longer`, () => {
     const doc = `/**\n${Array.from({ length: 20 }, () => " * doc").join("\n")}\n */\n`;
     fs.writeFileSync(path.join(dir, "src", "ok.ts"), doc + fn("justRight", MAX_FUNCTION_LINES));
@@ -63,8 +90,28 @@ describe("the function-length check (npm run check: scripts/check-function-lengt
   });
 });
 
+describe("the function-length check covers the tooling as well as the product", () => {
+  it("checks toolchain/ (the language host included), scripts/ and bench/ by default, and they pass", () => {
+    for (const d of [
+      "components",
+      "client",
+      "core",
+      "policies",
+      "provider",
+      "emulator",
+      "toolchain",
+      "scripts",
+      "bench",
+    ]) {
+      assert.ok(CHECKED_FOLDERS.includes(d), d);
+    }
+    const { tooLong } = checkFunctionLength(ROOT, ["toolchain", "scripts", "bench"], []);
+    assert.deepEqual(tooLong, []);
+  });
+});
+
 describe("the function-length check is part of npm run check and of scripts/test.sh", () => {
-  it("both run `npm run lint:functions`, which runs the script on the product folders", () => {
+  it("both run `npm run lint:functions`, which runs the script on the product and tooling folders", () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as {
       scripts: Record<string, string>;
     };
