@@ -1,7 +1,6 @@
+// size: one class, the public surface of every resume mode (one page, cursor drain, windowed drain, by IDs) and the account read, each method delegating to its own module
 /**
  * {@link SvcClient}: the typed client of the svc resume and account APIs.
- * Over 400 lines on purpose: one class, the public surface of every resume mode (one page, cursor
- * drain, windowed drain, by IDs) and the account read, each delegating to its own module.
  *
  * @packageDocumentation
  */

@@ -1,3 +1,4 @@
+// size: the grammar of every wire field of a resume request, with its table, written once; the client, the provider and the component share it, and splitting it would scatter the grammar
 /**
  * The wire contract: the grammar of every field and header of a resume request
  * (`POST /v2/workflows/dlq/resume`, spec 4.1), written once.

@@ -1,3 +1,4 @@
+// size: RateGate is one pacing state machine (rate source, slow start, 429 pauses) whose fields every method touches; the parts that stand alone are already burstShare.ts and dailyBudget.ts
 /**
  * One rate gate per account: every resume request of every drain in the process passes the
  * gate of its account (base URL and token), so all the DlqRecovery resources of one `pulumi up`

@@ -1,3 +1,4 @@
+// size: RequestRunner is one retry loop (attempts, replay safety, waits, status mapping) over shared per-call state; its helpers are already small functions, and cutting the loop would split one decision across files
 /**
  * Runs one logical request: attempts, retry decisions, waits, and the mapping of HTTP
  * statuses and transport failures to {@link SvcError}. Which failures are retried depends on

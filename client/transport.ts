@@ -1,3 +1,4 @@
+// size: one Transport class and the failure classification only it uses (which socket errors mean not sent, which lost); apart, the retry-safety rule would be read away from the code it guards
 /**
  * Transport: endpoint checks (scheme, embedded credentials, plain HTTP to a non-loopback host),
  * one keep-alive undici `Pool` per origin, and single HTTP attempts whose failures are

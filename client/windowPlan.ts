@@ -1,3 +1,4 @@
+// size: one pure planner: the open windows and every rule an answer applies to them (close, follow, split, probe, density); apart, the rules that must agree on the allowance would be read in separate files
 /**
  * The planner of a windowed drain: which failure-time windows are open, which one is sent next,
  * and what an answer does to them (close a window, follow its cursor, or split it). Pure: no

@@ -16,9 +16,11 @@ step "lint (eslint)"
 eslint .
 step "import rules: no cycles, policies/ apart from components/ (dependency-cruiser)"
 npm run --silent lint:cycles
-step "function length: none over 80 lines in components/, client/, core/, policies/, provider/, emulator/"
+step "function length: none over 80 lines in the product folders, toolchain/, scripts/ and bench/"
 npm run --silent lint:functions
 echo "no function over 80 lines (besides scripts/check-function-length.ts KNOWN_LONG_FUNCTIONS)"
+step "file size: none over 400 lines without a '// size: <reason>' line (scripts/check-file-size.ts)"
+npm run --silent lint:size
 step "format check (prettier)"
 prettier --check . >/dev/null
 echo "all files formatted"

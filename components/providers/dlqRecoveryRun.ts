@@ -1,3 +1,4 @@
+// size: DrainRun is one drain's bookkeeping (counts, recorded runs, run log, progress, engine check) on shared private fields, with the end-of-drain messages it alone writes; inputs, state and change handling are already files of their own
 /**
  * One drain of a `DlqRecovery` resource, once its connection is set up (`dlqRecovery.ts`): it
  * sends the requests through `SvcClient` (windows for filters and `all`, batches for `dlqIds`),

@@ -1,3 +1,4 @@
+// size: tables of values for every wire field, each run against all four parties; split, the agreement between the parties would no longer be read in one place
 /**
  * The wire contract, end to end (docs/reference.md, "Wire grammar"): the same
  * flow-control, retries and selection values go to

@@ -1,3 +1,4 @@
+// size: every test of SvcClient.resumeDlq (request shape, refusals, error codes, retries) on one harness; the other client operations already have files of their own
 import { strict as assert } from "node:assert";
 import { errors } from "undici";
 import { SvcError } from "../../../client";

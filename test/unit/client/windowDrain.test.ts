@@ -1,3 +1,4 @@
+// size: the runner driven over whole drains by a fake clock, one group per behaviour (cursor, windows, cut-off, cancel); each group shares the fake service set up at the top
 import { strict as assert } from "node:assert";
 import { SvcError, type ResumePage } from "../../../client";
 import { PartialFailure, drainPages } from "../../../client/drain";

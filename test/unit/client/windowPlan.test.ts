@@ -1,3 +1,4 @@
+// size: the planner fed answers group by group (splits, clusters, density, every distribution), each group on the helpers at the top
 /**
  * The windowed drain's planner (`client/windowPlan.ts`) on its own: no I/O, no timers. Each test
  * feeds it answers and reads its decisions; the last group drives it over whole failure-time

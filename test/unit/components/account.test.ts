@@ -1,3 +1,4 @@
+// size: the Account provider's tests, one describe per provider method (check, config sources, CRUD, diff, errors, configure) on shared fixtures; its outputs are already tested apart (account.outputs.test.ts)
 import { strict as assert } from "node:assert";
 import type { RunningEmulator } from "../../../emulator";
 import { PLAN_PRESETS, startEmulator } from "../../../emulator";

@@ -1,3 +1,4 @@
+// size: mostly one table (ROWS) of refused inputs and the message each must give; the table is the point and reads best whole
 import { strict as assert } from "node:assert";
 import { FILTER_FIELDS } from "../../../client";
 import { UNKNOWN } from "../../../core/unknownValue";
