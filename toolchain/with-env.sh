@@ -27,4 +27,8 @@ export PULUMI_SKIP_UPDATE_CHECK=true
 export PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true
 export PULUMI_SKIP_CONFIRMATIONS=true
 export PULUMI_SVC_ROOT="$ROOT"
+# Node's on-disk compile cache for every node process started here (the CLI's language host,
+# programs, providers, policy packs, tests): each `pulumi` run starts several, and loading
+# @pulumi/pulumi and TypeScript from cached code saves about a tenth of the test suite's CPU.
+export NODE_COMPILE_CACHE="$TC/node-compile-cache"
 exec "$@"

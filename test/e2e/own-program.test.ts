@@ -69,7 +69,8 @@ async function freePort(): Promise<number> {
 /** The environment of a user without a `pulumi` and without PULUMI_* settings, in a HOME of its own. */
 function userEnv(home: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!/^(PULUMI_|SVC_|npm_)/.test(k)) env[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (!/^(PULUMI_|SVC_|npm_|NODE_COMPILE_CACHE)/.test(k)) env[k] = v;
   const dirs = (process.env.PATH ?? "")
     .split(path.delimiter)
     .filter((d) => d !== "" && !fs.existsSync(path.join(d, "pulumi")) && !d.startsWith(REPO_ROOT));
