@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, as `npm test` and CI run it (after toolchain/provision.sh, inside
-# toolchain/with-env.sh): build, typecheck, lint, import rules, function length, format check,
-# then every mocha suite (unit, integration against the emulator over loopback, e2e with the
-# real Pulumi CLI).
+# toolchain/with-env.sh): the build, the static checks (`npm run check`), then every mocha suite
+# in parallel (unit, integration against the emulator over loopback, the SDKs with mocks, e2e with
+# the real Pulumi CLI). `npm run test:fast` runs the unit and integration suites alone.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -10,20 +10,20 @@ step() { printf '\n==> %s\n' "$*"; }
 step "build (dist/: tsc -p tsconfig.build.json, unless already built from these sources)"
 bash toolchain/build.sh
 echo "dist/ is current"
-step "typecheck (tsc --noEmit)"
-tsc -p tsconfig.json --noEmit
-step "lint (eslint)"
-eslint .
-step "import rules: no cycles, policies/ apart from components/ (dependency-cruiser)"
-npm run --silent lint:cycles
-step "function length: none over 80 lines in the product folders, toolchain/, scripts/ and bench/"
-npm run --silent lint:functions
-echo "no function over 80 lines (besides scripts/check-function-length.ts KNOWN_LONG_FUNCTIONS)"
-step "file size: none over 400 lines without a '// size: <reason>' line (scripts/check-file-size.ts)"
-npm run --silent lint:size
-step "format check (prettier)"
-prettier --check . >/dev/null
-echo "all files formatted"
-step "tests (mocha: unit, integration, e2e)"
-mocha --reporter ./test/helpers/summary-reporter.js \
-  'test/unit/**/*.test.ts' 'test/integration/**/*.test.ts' 'test/e2e/**/*.test.ts' 'test/sdk/**/*.test.ts'
+step "static checks (npm run check: typecheck, eslint, import rules, function length, file size, format)"
+npm run --silent check
+echo "static checks passed"
+
+# One mocha worker per file. The longest files first, so that none is left running alone at the
+# end (their order is the only place they are named; the rest follow in folder order). The e2e
+# files drive the real CLI (each project with its own backend, home and passphrase; emulators on
+# port 0), so files are independent. SVC_TEST_JOBS: workers (default 3 on 2 cores: the e2e files
+# wait on the CLI and the emulator part of the time; 4 measured slower).
+longest=(test/e2e/own-program.test.ts test/e2e/policies.test.ts test/integration/window-allowance.test.ts
+  test/e2e/policy-gate.test.ts test/e2e/dlq-recovery.test.ts test/e2e/account.test.ts)
+files=("${longest[@]}")
+while IFS= read -r f; do
+  [[ " ${longest[*]} " == *" $f "* ]] || files+=("$f")
+done < <(find test/e2e test/sdk test/integration test/unit -name '*.test.ts' | LC_ALL=C sort)
+step "tests (mocha --parallel: ${#files[@]} files)"
+mocha --parallel --jobs "${SVC_TEST_JOBS:-3}" --reporter ./test/helpers/summary-reporter.js "${files[@]}"

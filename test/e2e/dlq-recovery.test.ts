@@ -204,14 +204,16 @@ describe("e2e: DlqRecovery", function () {
     assert.equal(emulator.state.dlq.size, 0);
   });
 
-  it("leaves a state file under 1 MB after a 100,000-entry drain", async () => {
+  // The state's bound (maxRecordedRuns) is pinned by the unit tests on the virtual clock and
+  // measured at 1,000,000 entries in bench 7; here, the real CLI's state file and run log.
+  it("leaves a state file under 1 MB after a 5,000-entry drain, the run log with every run", async () => {
     emulator.reset();
-    emulator.seed(100_000, 12);
+    emulator.seed(5_000, 12);
     const p = await project("huge", { all: true, concurrency: 1 });
     await p.up();
     const outputs = await p.outputs();
-    assert.equal(outputs.resumedCount, 100_000);
-    assert.equal(outputs.requestCount, 2_000);
+    assert.equal(outputs.resumedCount, 5_000);
+    assert.equal(outputs.requestCount, 100);
     assert.equal(outputs.recordedRuns, 10);
     assert.equal(outputs.truncated, true);
     const size = fs.statSync(p.stateFile()).size;
@@ -219,7 +221,7 @@ describe("e2e: DlqRecovery", function () {
     const { deployment } = await p.exportState();
     const hash = String(resourceOfType(deployment, TYPE).outputs?.specHash);
     const log = fs.readFileSync(`${p.dir}/svc-recovery/recovery/${hash}.jsonl`, "utf8").trim().split("\n");
-    assert.equal(log.length, 100_000, "the run log holds every resumed run");
+    assert.equal(log.length, 5_000, "the run log holds every resumed run");
     assert.equal(emulator.state.ledger.totals().duplicates, 0);
   });
 });
