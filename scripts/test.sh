@@ -19,8 +19,9 @@ echo "static checks passed"
 # files drive the real CLI (each project with its own backend, home and passphrase; emulators on
 # port 0), so files are independent. SVC_TEST_JOBS: workers (default 3 on 2 cores: the e2e files
 # wait on the CLI and the emulator part of the time; 4 measured slower).
-longest=(test/e2e/own-program.test.ts test/e2e/policies.test.ts test/integration/window-allowance.test.ts
-  test/e2e/policy-gate.test.ts test/e2e/dlq-recovery.test.ts test/e2e/account.test.ts)
+longest=(test/e2e/own-program.test.ts test/e2e/policies.test.ts test/integration/window-allowance-20000.test.ts
+  test/integration/window-daily-cap.test.ts test/e2e/policy-gate.test.ts test/e2e/dlq-recovery.test.ts
+  test/e2e/account.test.ts)
 files=("${longest[@]}")
 while IFS= read -r f; do
   [[ " ${longest[*]} " == *" $f "* ]] || files+=("$f")
