@@ -85,7 +85,7 @@ export interface DlqRecoveryArgs extends DlqSelectionArgs {
    * drain and its continuations (`resumedCount`). Default: no cap.
    */
   maxRuns?: pulumi.Input<number>;
-  /** How many new runs `resumedRuns` keeps in state (0 to 10,000). Default 10 (it was 1,000); counts are always exact. */
+  /** How many new runs `resumedRuns` keeps in state (0 to 10,000). Default 10; counts are always exact. */
   maxRecordedRuns?: pulumi.Input<number>;
   /**
    * JSON Lines file (relative to the program folder) that gets every resumed run of every drain;

@@ -193,7 +193,6 @@ describe("client/SvcClient.drainWindows", () => {
   it("refuses a bad selection before sending, and shares the account's gate by default", async () => {
     const e = await rejection(h.client.drainWindows({ fromDate: -1 }));
     assert.ok(e instanceof SvcError && e.code === "SVC_INVALID_ARGUMENT");
-    const before = accountRateGates.size;
     const reqs = serve(h, new FakeDlq(DISTRIBUTIONS.uniform3d(60)));
     const res = await h.client.drainWindows({}, undefined, { accountLimit: 1000 });
     assert.equal(reqs.length, res.requestCount);
@@ -204,6 +203,5 @@ describe("client/SvcClient.drainWindows", () => {
       "the drain used the process-wide gate of its account",
     );
     assert.equal(shared.ratePerSecond, 1000);
-    assert.ok(accountRateGates.size >= before);
   });
 });
