@@ -4,7 +4,7 @@
  * fields, faults, reset. Every response is JSON; every error is `{"error": …}` naming the field.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { entryToJson } from "./entry";
+import { entryToJson } from "./dlq-entry";
 import { HttpError, parseJsonBody, readBody, sendJson, show } from "./http";
 import type { EmulatorState } from "./state";
 

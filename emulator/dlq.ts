@@ -11,7 +11,7 @@
  * Every slot visited by {@link DlqStore.select} counts in `lastScanned`/`totalScanned`, which tests
  * use to assert the cost of a request without timing it.
  */
-import type { DlqEntry } from "./entry";
+import type { DlqEntry } from "./dlq-entry";
 
 /** Filters of a resume request; all set filters must match (AND). */
 export interface EntryFilter {

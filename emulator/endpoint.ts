@@ -1,5 +1,5 @@
 /**
- * The contract between the `/v2` pipeline (`v2.ts`) and its endpoint handlers
+ * The contract between the `/v2` pipeline (`request-pipeline.ts`) and its endpoint handlers
  * (`resume-endpoint.ts`, `account-endpoint.ts`): what a handler gets and what it returns. Kept
  * in its own module so that the pipeline imports the handlers and the handlers import only this
  * (no import cycle).

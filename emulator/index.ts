@@ -6,7 +6,7 @@
  * for the file map.
  */
 import type { AccountRecord } from "./account";
-import type { DlqEntry } from "./entry";
+import type { DlqEntry } from "./dlq-entry";
 import type { FaultConfig } from "./fault-config";
 import type { EmulatorOptions } from "./options";
 import { resolveOptions } from "./options";
@@ -15,7 +15,7 @@ import { createEmulatorServer } from "./server";
 import { EmulatorState } from "./state";
 
 export type { AccountRecord } from "./account";
-export type { DlqEntry, StepState, WorkflowStep, RunState } from "./entry";
+export type { DlqEntry, StepState, WorkflowStep, RunState } from "./dlq-entry";
 export type { FaultConfig, RateLimitFault, FaultEndpoint } from "./fault-config";
 export type { LedgerTotals, ResumedRun, ResumedStep } from "./ledger";
 export type { EffectiveSettings, FlowControlValue, Overrides } from "./overrides";

@@ -2,7 +2,7 @@
  * The ledger: every run created by a resume, grouped by the DLQ ID it was resumed from, so
  * tests can assert "each entry resumed exactly once" and inspect the overrides applied.
  */
-import type { RunState, StepState } from "./entry";
+import type { RunState, StepState } from "./dlq-entry";
 import type { EffectiveSettings, Overrides } from "./overrides";
 
 /** A step of a resumed run. */

@@ -2,8 +2,8 @@
  * Creating the new workflow run that continues a failed run: new ID and creation time, completed
  * steps carried over with their results, failed or pending steps set to run again.
  */
-import type { DlqEntry } from "./entry";
-import { randomId } from "./entry";
+import type { DlqEntry } from "./dlq-entry";
+import { randomId } from "./dlq-entry";
 import type { ResumedRun, ResumedStep } from "./ledger";
 import type { Overrides } from "./overrides";
 import { effectiveSettings } from "./overrides";

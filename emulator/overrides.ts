@@ -15,8 +15,8 @@
  * Also: how overrides combine with a DLQ entry's own settings into the effective settings.
  */
 import type { IncomingMessage } from "node:http";
-import type { DlqEntry } from "./entry";
-import { PERIOD_PATTERN } from "./entry";
+import type { DlqEntry } from "./dlq-entry";
+import { PERIOD_PATTERN } from "./dlq-entry";
 import { HttpError, show } from "./http";
 
 /** Header names, lower-case as node:http delivers them. */

@@ -6,7 +6,7 @@
  * to resume the known IDs of a batch that mixes known and unknown ones ({@link UnknownDlqIds}).
  */
 import { decodeCursor, encodeCursor, filterHash } from "./cursor";
-import type { DlqEntry } from "./entry";
+import type { DlqEntry } from "./dlq-entry";
 import type { ResumedRun } from "./ledger";
 import { createResumedRun } from "./new-run";
 import type { Overrides } from "./overrides";

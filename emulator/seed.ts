@@ -8,7 +8,7 @@
  * a few seconds.
  */
 import type { DlqStore } from "./dlq";
-import type { DlqEntry, WorkflowStep } from "./entry";
+import type { DlqEntry, WorkflowStep } from "./dlq-entry";
 import type { Prng } from "./prng";
 import { mixSeed, mulberry32, randomHex32, randomInt } from "./prng";
 

@@ -7,7 +7,7 @@ import { createServer } from "node:http";
 import { handleAdmin } from "./admin";
 import { sendJson } from "./http";
 import type { EmulatorState } from "./state";
-import { handleV2 } from "./v2";
+import { handleV2 } from "./request-pipeline";
 
 /**
  * Create (but do not start) the HTTP server for a state.

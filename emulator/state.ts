@@ -6,8 +6,8 @@
 import type { UnknownDlqIds } from "./unknown-dlq-ids";
 import { AccountStore } from "./account";
 import { DlqStore } from "./dlq";
-import type { DlqEntry } from "./entry";
-import { entryFromInput } from "./entry";
+import type { DlqEntry } from "./dlq-entry";
+import { entryFromInput } from "./dlq-entry";
 import { FaultInjector } from "./faults";
 import { show } from "./http";
 import { Ledger } from "./ledger";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import type { RunningEmulator } from "../../../emulator";
 import { startEmulator } from "../../../emulator";
 import { DlqStore } from "../../../emulator/dlq";
-import { entryFromInput } from "../../../emulator/entry";
+import { entryFromInput } from "../../../emulator/dlq-entry";
 import { resumeOk } from "./helpers";
 
 /**
