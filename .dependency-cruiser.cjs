@@ -26,6 +26,21 @@ module.exports = {
       from: { path: "^core/" },
       to: { path: "^(components|policies|provider)/" },
     },
+    {
+      name: "emulator-independent",
+      severity: "error",
+      comment:
+        "The emulator is the independent check of the client (its own parser of the wire grammar): it imports nothing of the project.",
+      from: { path: "^emulator/" },
+      to: { path: "^(bin|client|core|components|policies|provider|bench|test|scripts|toolchain|examples)/" },
+    },
+    {
+      name: "bench-apart-from-test",
+      severity: "error",
+      comment: "Benchmarks do not import tests; what both use lives in bench/lib/ (tests may import it).",
+      from: { path: "^bench/" },
+      to: { path: "^test/" },
+    },
   ],
   options: {
     doNotFollow: { path: "node_modules" },

@@ -24,7 +24,7 @@ import type { ResumePage } from "../client";
 import type { DrainWindow } from "../client/types";
 import { DEFAULT_WINDOW_CONCURRENCY, drainWindows } from "../client/windowDrain";
 import { DEFAULT_WINDOW_ALLOWANCE, requestAllowance } from "../client/windows";
-import { FakeDlq, VirtualClock } from "../test/unit/client/windowSim";
+import { FakeDlq, VirtualClock } from "./lib/windowSim";
 import { benchMain } from "./lib/main";
 import { mulberry32 } from "../emulator/prng";
 import { result, type BenchResult } from "./lib/result";

@@ -5,7 +5,7 @@
 import * as assert from "node:assert/strict";
 import { RateGateRegistry, SvcClient, type WindowDrainProgress } from "../../client";
 import { startEmulator, type RunningEmulator } from "../../emulator";
-import { DISTRIBUTIONS } from "../unit/client/windowSim";
+import { DISTRIBUTIONS } from "../../bench/lib/windowSim";
 
 const CREDS = {
   token: "tok-allowance-8c41d2",

@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import * as path from "node:path";
 import { DrainError, RateGate, SvcClient, type WindowDrainProgress } from "../../client";
 import { startEmulator, type RunningEmulator } from "../../emulator";
-import { DAY, DISTRIBUTIONS } from "../unit/client/windowSim";
+import { DAY, DISTRIBUTIONS } from "../../bench/lib/windowSim";
 
 const CREDS = { token: "tok-shared-6c2e8a", username: "ops@example.com", password: "pw-shared-91d3f0" };
 /** The free plan's max_requests_per_second. */

@@ -13,7 +13,7 @@ import {
   type WindowDrainProgress,
 } from "../../client";
 import { startEmulator, type RunningEmulator } from "../../emulator";
-import { DAY, DISTRIBUTIONS } from "../unit/client/windowSim";
+import { DAY, DISTRIBUTIONS } from "../../bench/lib/windowSim";
 
 const CREDS = {
   token: "tok-windows-3e9d1b",

@@ -3,7 +3,7 @@ import { DrainError, RateGate, SvcError } from "../../../client";
 import { BurstShare, shareMargin } from "../../../client/burstShare";
 import { waitInWords } from "../../../client/errors";
 import { ACCOUNT_PATH, T0, harness, json, rejection, resumePath, type Harness } from "./helpers";
-import { DAY, DISTRIBUTIONS, FakeDlq } from "./windowSim";
+import { DAY, DISTRIBUTIONS, FakeDlq } from "../../../bench/lib/windowSim";
 
 /** Next UTC midnight after T0 (2025-06-15 15:06:40 UTC). */
 const MIDNIGHT = Math.ceil(T0 / DAY) * DAY;

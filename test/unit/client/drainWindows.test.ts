@@ -2,7 +2,7 @@ import { strict as assert } from "node:assert";
 import { DrainError, RateGate, SvcError, accountRateGates, type AccountGate } from "../../../client";
 import type { DrainWindow } from "../../../client/types";
 import { harness, json, rejection, resumePath, seen, type Harness, type SeenRequest } from "./helpers";
-import { DAY, DISTRIBUTIONS, FakeDlq, VirtualClock } from "./windowSim";
+import { DAY, DISTRIBUTIONS, FakeDlq, VirtualClock } from "../../../bench/lib/windowSim";
 
 /** Serves a FakeDlq through the MockAgent, like the resume endpoint. */
 function serve(

@@ -9,7 +9,7 @@ import {
 } from "../../../client";
 import { capped } from "../../../client/rateGate";
 import { serverWaitHint } from "../../../client/retry";
-import { VirtualClock } from "./windowSim";
+import { VirtualClock } from "../../../bench/lib/windowSim";
 
 /** Unix seconds → the header value. */
 const secs = (ms: number): string => String(Math.ceil(ms / 1000));

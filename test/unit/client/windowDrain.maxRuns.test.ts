@@ -6,7 +6,7 @@
 import { strict as assert } from "node:assert";
 import { drainWindows } from "../../../client/windowDrain";
 import type { UnpacedWindowDrainOptions } from "../../../client/types";
-import { DAY, DISTRIBUTIONS, FakeDlq, VirtualClock, prng } from "./windowSim";
+import { DAY, DISTRIBUTIONS, FakeDlq, VirtualClock, prng } from "../../../bench/lib/windowSim";
 
 function setup(times: number[], seed = 7): { dlq: FakeDlq; clock: VirtualClock } {
   const dlq = new FakeDlq(times);

@@ -6,7 +6,7 @@ import type { CallState } from "../../../client/request";
 import type { DrainWindow, GateStatus, WindowDrainOptions, WindowPageEvent } from "../../../client/types";
 import { drainWindows, type WindowDrainProgress } from "../../../client/windowDrain";
 import { requestAllowance, rootWindow } from "../../../client/windows";
-import { DAY, DISTRIBUTIONS, FakeDlq, NOW, VirtualClock, prng } from "./windowSim";
+import { DAY, DISTRIBUTIONS, FakeDlq, NOW, VirtualClock, prng } from "../../../bench/lib/windowSim";
 
 /** The allowance of the issue: ceil(N/50) + 4 up to 500 entries, 1.10 × ceil(N/50) + 24 above. */
 const bound = (n: number): number => requestAllowance(n);

@@ -20,7 +20,7 @@ import {
   splitOpenBelow,
   windowRoom,
 } from "../../../client/windows";
-import { DAY, DISTRIBUTIONS, FakeDlq, NOW } from "./windowSim";
+import { DAY, DISTRIBUTIONS, FakeDlq, NOW } from "../../../bench/lib/windowSim";
 
 const SETTINGS = { concurrency: 16, maxEmptyPages: 3, horizonMs: 3 * DAY };
 /** 100 requests a second and 50 ms round trips: 7 windows keep the gate busy. */

@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { WindowDrainState } from "../../../client/types";
 import { drainWindows } from "../../../client/windowDrain";
-import { DAY, DISTRIBUTIONS, FakeDlq, VirtualClock, prng } from "./windowSim";
+import { DAY, DISTRIBUTIONS, FakeDlq, VirtualClock, prng } from "../../../bench/lib/windowSim";
 
 interface SavedCase {
   distribution: string;

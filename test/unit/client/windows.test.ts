@@ -23,7 +23,7 @@ import {
   windowSelection,
 } from "../../../client/windows";
 import type { DrainWindow } from "../../../client/types";
-import { DAY, NOW } from "./windowSim";
+import { DAY, NOW } from "../../../bench/lib/windowSim";
 
 function invalidArgument(fn: () => unknown, field: RegExp): void {
   assert.throws(fn, (e: unknown) => {

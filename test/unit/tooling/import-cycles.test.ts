@@ -95,6 +95,26 @@ describe("the layer rules (npm run check: dependency-cruiser)", () => {
     assert.match(output, /core-below-components: core\/connection\.ts/);
   });
 
+  it("fails when the emulator imports anything of the project", () => {
+    writeTree(dir, {
+      "client/contract.ts": "export const C = 1;\n",
+      "emulator/overrides.ts": 'import { C } from "../client/contract";\nexport const o = C;\n',
+    });
+    const { status, output } = checkLayout(dir);
+    assert.equal(status, 1, output);
+    assert.match(output, /emulator-independent: emulator\/overrides\.ts/);
+  });
+
+  it("fails when bench/ imports from test/", () => {
+    writeTree(dir, {
+      "test/unit/fake.ts": "export const F = 1;\n",
+      "bench/sim.ts": 'import { F } from "../test/unit/fake";\nexport const s = F;\n',
+    });
+    const { status, output } = checkLayout(dir);
+    assert.equal(status, 1, output);
+    assert.match(output, /bench-apart-from-test: bench\/sim\.ts/);
+  });
+
   it("passes policies/ and components/ that import core/ and client/", () => {
     writeTree(dir, {
       "client/index.ts": "export const C = 1;\n",

@@ -1,13 +1,13 @@
 /**
- * Fixtures for the windowed-drain tests: an in-memory DLQ whose entries carry failure times
+ * The simulated service of the windowed-drain tests and of the simulator bench (bench/windowsSim.ts): an in-memory DLQ whose entries carry failure times
  * (resumed entries leave it, a cursor is valid for its own window only, at most 50 runs a
  * request), a virtual clock (sleeps resolve in time order, instantly), and failure-time
  * distributions. Nothing here waits on real time.
  */
-import { SvcError, type ResumePage } from "../../../client";
-import type { CallState } from "../../../client/request";
-import type { DrainWindow } from "../../../client/types";
-import { mulberry32 } from "../../../emulator/prng";
+import { SvcError, type ResumePage } from "../../client";
+import type { CallState } from "../../client/request";
+import type { DrainWindow } from "../../client/types";
+import { mulberry32 } from "../../emulator/prng";
 
 /** A whole-second unix-ms instant used as "now" by the fixtures. */
 export const NOW = 1_750_000_000_000;
