@@ -49,8 +49,9 @@ class Mocks(pulumi.runtime.Mocks):
 
 @pytest.fixture
 def registrations():
-    monitor = Registrations(Mocks())
-    pulumi.runtime.set_mocks(Mocks(), monitor=monitor, preview=False)
+    mocks = Mocks()
+    monitor = Registrations(mocks)
+    pulumi.runtime.set_mocks(mocks, monitor=monitor, preview=False)
     return monitor
 
 

@@ -64,7 +64,9 @@ func run(schemaPath, out, pulumiVersion string) error {
 	if err != nil {
 		return fmt.Errorf("go: %w", err)
 	}
-	goFiles["go.mod"] = pinPulumi(goFiles["go.mod"], pulumiVersion)
+	if goFiles["go.mod"], err = pinPulumi(goFiles["go.mod"], pulumiVersion); err != nil {
+		return err
+	}
 	if err := write(filepath.Join(out, "python"), pyFiles); err != nil {
 		return err
 	}
@@ -100,10 +102,14 @@ func load(schemaPath, pythonReadme string) (*schema.Package, error) {
 }
 
 // pinPulumi sets the Go SDK's requirement of the Pulumi Go SDK to the CLI's version (the
-// generator writes a fixed version of its own).
-func pinPulumi(goMod []byte, version string) []byte {
+// generator writes a fixed version of its own); a go.mod without that line is an error, so a
+// generator that writes it differently cannot leave the SDK on another version unnoticed.
+func pinPulumi(goMod []byte, version string) ([]byte, error) {
 	re := regexp.MustCompile(`(?m)^require github\.com/pulumi/pulumi/sdk/v3 v\S+$`)
-	return re.ReplaceAll(goMod, []byte("require github.com/pulumi/pulumi/sdk/v3 "+version))
+	if !re.Match(goMod) {
+		return nil, fmt.Errorf("go: the generated go.mod has no 'require github.com/pulumi/pulumi/sdk/v3' line:\n%s", goMod)
+	}
+	return re.ReplaceAll(goMod, []byte("require github.com/pulumi/pulumi/sdk/v3 "+version)), nil
 }
 
 // write replaces the folder's generated files with files, keeping its README.md.
