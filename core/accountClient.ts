@@ -2,7 +2,7 @@
  * From account settings to the account record: the one path that resolves the account API's
  * settings (input, stack config, environment), opens a client and reads
  * `GET {accountApiUrl}/v2/svc/user`. The `Account` provider, `DlqRecovery`'s rate gate and
- * window horizon ({@link accountLimitsOnce}) and the policy pack's live account source all read
+ * window horizon ({@link AccountLimitsCache}) and the policy pack's live account source all read
  * the record through it.
  *
  * @packageDocumentation
@@ -85,40 +85,49 @@ function positive(v: number): number | undefined {
   return Number.isSafeInteger(v) && v > 0 ? v : undefined;
 }
 
-/** Account reads of this process, one per account (API URL, username, hash of the password). */
-const limitsByAccount = new Map<string, Promise<AccountLimits>>();
-
 /**
- * The account's limits for a drain, read ONCE per process and account: every `DlqRecovery` of
- * an up (they share one provider process) asks, the first read is sent, the others wait for it.
- * Without account settings nothing is sent and nothing is known; a read that fails is not
- * retried in this process (the drain then learns the limit from the rate-limit headers).
- *
- * @param settings - stack config and environment
- * @param what - who asks, for messages
+ * The account limits drains read, one read per account (API URL, username, hash of the
+ * password): every `DlqRecovery` of an up asks (they share one provider process), the first read
+ * is sent and the others wait for it. A read that fails is forgotten once it has answered the
+ * callers that waited for it, so a later drain asks again (the drain that got `{}` learns the
+ * rate from the rate-limit headers). One per provider process (`ProviderProcess`); tests build
+ * their own.
  */
-export function accountLimitsOnce(settings: Settings, what: string): Promise<AccountLimits> {
-  let key: string;
-  try {
-    const s = settings.require(ACCOUNT_SETTINGS, {}, what);
-    const secret = crypto.createHash("sha256").update(s.password.value, "utf8").digest("hex").slice(0, 16);
-    key = `${s.accountApiUrl.value}\n${s.username.value}\n${secret}`;
-  } catch (e) {
-    if (e instanceof MissingSettingError) return Promise.resolve({});
-    throw e;
-  }
-  let limits = limitsByAccount.get(key);
-  if (limits === undefined) {
-    limits = readAccount(settings, {}, what).then(
-      ({ record }) => ({
+export class AccountLimitsCache {
+  private readonly reads = new Map<string, Promise<AccountLimits>>();
+
+  /**
+   * The account's limits for a drain. Without account settings nothing is sent and nothing is
+   * known (`{}`); a read that fails gives `{}` too.
+   *
+   * @param settings - stack config and environment
+   * @param what - who asks, for messages
+   */
+  get(settings: Settings, what: string): Promise<AccountLimits> {
+    let key: string;
+    try {
+      const s = settings.require(ACCOUNT_SETTINGS, {}, what);
+      const secret = crypto.createHash("sha256").update(s.password.value, "utf8").digest("hex").slice(0, 16);
+      key = `${s.accountApiUrl.value}\n${s.username.value}\n${secret}`;
+    } catch (e) {
+      if (e instanceof MissingSettingError) return Promise.resolve({});
+      throw e;
+    }
+    const cached = this.reads.get(key);
+    if (cached !== undefined) return cached;
+    const read = readAccount(settings, {}, what).then(
+      ({ record }): AccountLimits => ({
         accountId: record.id,
         maxRequestsPerSecond: positive(record.max_requests_per_second),
         dlqRetentionMs: positive(record.max_dlq_retention_time_milis),
         maxRequestsPerDay: positive(record.max_requests_per_day),
       }),
-      () => ({}),
+      (): AccountLimits => {
+        this.reads.delete(key);
+        return {};
+      },
     );
-    limitsByAccount.set(key, limits);
+    this.reads.set(key, read);
+    return read;
   }
-  return limits;
 }

@@ -15,6 +15,7 @@
  * @packageDocumentation
  */
 import { DlqRecoveryProvider, type DlqRecoveryDeps } from "../components/providers/dlqRecovery";
+import { ProviderProcess } from "../components/providers/providerProcess";
 import type { DlqRecoveryInputs, DlqRecoveryOutputs } from "../components/providers/dlqRecoveryInputs";
 import { PROVIDER_KEY, PartialStateError } from "../components/providers/engineProtocol";
 import type { StackConfigReader } from "../core/connection";
@@ -55,6 +56,8 @@ export class DlqRecoveryResource implements ResourceAdapter {
   private config: StackConfigReader | undefined;
   /** Aborted by `cancel`; each drain also listens to its own `customTimeouts`. */
   private cancelling = new AbortController();
+  /** What every call's logic is built with; its `providerProcess` is the one of this provider. */
+  private readonly deps: Partial<DlqRecoveryDeps> & Pick<DlqRecoveryDeps, "providerProcess">;
 
   /**
    * @param engine - the engine that started the provider (logs on the row, liveness)
@@ -62,8 +65,11 @@ export class DlqRecoveryResource implements ResourceAdapter {
    */
   constructor(
     private readonly engine: Engine,
-    private readonly deps: Partial<DlqRecoveryDeps> = { drainIn: "drain thread" },
-  ) {}
+    deps: Partial<DlqRecoveryDeps> = { drainIn: "drain thread" },
+  ) {
+    // Every call's logic shares the process's rate gates, account limits and drain thread.
+    this.deps = { ...deps, providerProcess: deps.providerProcess ?? new ProviderProcess() };
+  }
 
   /** Takes the provider's configuration (the `svc:` stack config, or an explicit provider's inputs). */
   async configure(config: StackConfigReader): Promise<void> {

@@ -92,7 +92,12 @@ export class AccountProvider implements pulumi.dynamic.ResourceProvider {
     this.settings = new Settings(env, config);
   }
 
+  /**
+   * Takes the engine's stack config. The dynamic-provider server calls it once per provider,
+   * before the provider's first operation: the process then starts watching its output.
+   */
   async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
+    exitWhenOutputCloses();
     this.settings = new Settings(this.settings.env, req.config);
   }
 
@@ -266,4 +271,3 @@ function refreshKey(id: string, outputs: AccountOutputs): string {
 
 /** The instance the `Account` resource's provider loads. */
 export const provider = new AccountProvider();
-exitWhenOutputCloses();

@@ -36,7 +36,7 @@ import * as crypto from "node:crypto";
 import type * as pulumi from "@pulumi/pulumi";
 import { SvcError } from "../../client";
 import { resolveEndpoint } from "../../client/transport";
-import { accountLimitsOnce, type AccountLimits } from "../../core/accountClient";
+import type { AccountLimits } from "../../core/accountClient";
 import { parseAccountRef } from "../../core/accountRef";
 import {
   MissingSettingError,
@@ -59,7 +59,7 @@ import {
 } from "./dlqRecoveryInputs";
 import { changedLine, heldAtMaxRuns, resumedBefore, unfinishedLine } from "./dlqRecoveryChange";
 import { runDrainJob, type DrainDeps, type DrainJob } from "./dlqRecoveryRun";
-import { drainThread } from "./drainThread";
+import { ProviderProcess } from "./providerProcess";
 import {
   engineLivenessProbe,
   engineWarning,
@@ -70,8 +70,13 @@ import {
 export type { DlqRecoveryInputs, DlqRecoveryOutputs } from "./dlqRecoveryInputs";
 
 /** Environment and what a drain needs (clock, log, folder, engine check), injectable for tests. */
-export interface DlqRecoveryDeps extends DrainDeps {
+export interface DlqRecoveryDeps extends Omit<DrainDeps, "rateGates"> {
   env: NodeJS.ProcessEnv;
+  /**
+   * What the provider process shares between its operations: rate gates, account limits, drain
+   * thread. A provider built without one has its own; the svc provider passes its process's.
+   */
+  providerProcess: ProviderProcess;
   /**
    * Where drains run: in this thread (the default of a provider built in code, such as a test's),
    * or in the provider process's drain thread (`drainThread.ts`), as the provider the CLI loads
@@ -101,12 +106,18 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
       engineAlive: deps.engineAlive ?? engineLivenessProbe(),
       exitOrphaned: deps.exitOrphaned ?? (() => exitOrphanedProvider()),
       drainIn: deps.drainIn ?? "this thread",
+      providerProcess: deps.providerProcess ?? new ProviderProcess(),
       ...(deps.signal ? { signal: deps.signal } : {}),
     };
     this.settings = new Settings(this.deps.env, config);
   }
 
+  /**
+   * Takes the engine's stack config. The dynamic-provider server calls it once per provider,
+   * before the provider's first operation: the process then starts watching its output.
+   */
   async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
+    exitWhenOutputCloses();
     this.settings = new Settings(this.deps.env, req.config);
   }
 
@@ -207,7 +218,7 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
     if (inputs.maxRequestsPerSecond !== undefined) return {};
     const ref = parseAccountRef(inputs.account);
     if (ref?.kind === "resource") return inputs.accountLimits ?? {};
-    const limits = await accountLimitsOnce(this.settings, label);
+    const limits = await this.deps.providerProcess.accountLimits.get(this.settings, label);
     return ref?.kind === "id" && limits.accountId !== ref.id ? {} : limits;
   }
 
@@ -236,9 +247,10 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
       token: s.token,
       limits,
     };
+    const shared = this.deps.providerProcess;
     return this.deps.drainIn === "drain thread"
-      ? drainThread().run(job, this.deps)
-      : runDrainJob(job, this.deps);
+      ? shared.drainThread().run(job, { ...this.deps, rateGates: shared.rateGates })
+      : runDrainJob(job, { ...this.deps, rateGates: shared.rateGates });
   }
 }
 
@@ -270,4 +282,3 @@ function trimRecorded(outs: DlqRecoveryOutputs, inputs: DlqRecoveryInputs): DlqR
 
 /** The instance the `DlqRecovery` resource's provider loads. */
 export const provider = new DlqRecoveryProvider({ drainIn: "drain thread" });
-exitWhenOutputCloses();

@@ -10,10 +10,10 @@ import {
   DEFAULT_WINDOW_CONCURRENCY,
   DrainError,
   SvcClient,
-  accountRateGates,
   MAX_RUNS_PER_REQUEST,
   overrideHeaders,
   type RateGate,
+  type RateGateRegistry,
   type DrainProgress,
   type DrainWindow,
   type ResumedRun,
@@ -40,7 +40,7 @@ import { EngineGoneError, partialState } from "./engineProtocol";
 /** Milliseconds between two checks that the engine is still there, during a drain. */
 export const ENGINE_CHECK_MS = 1_000;
 
-/** What a drain needs from its provider: clock, log, folder and engine check. */
+/** What a drain needs from its provider: clock, log, folder, engine check and rate gates. */
 export interface DrainDeps {
   now: () => number;
   log: (line: string) => void;
@@ -51,6 +51,11 @@ export interface DrainDeps {
   engineAlive: () => Promise<boolean>;
   /** Ends the provider process once the engine is gone (`exitOrphanedProvider`). */
   exitOrphaned: () => void;
+  /**
+   * The rate gates of the thread the drain runs in, one per account, so the drains of one account
+   * share its pacing (`ProviderProcess.rateGates`, or the drain thread's own).
+   */
+  rateGates: RateGateRegistry;
   /**
    * Stops the drain when aborted (the engine's `Cancel`: Ctrl-C, or a `customTimeouts` that ran
    * out): no request is sent after it, those in flight are answered and recorded, and the drain
@@ -93,7 +98,7 @@ export async function runDrainJob(job: DrainJob, deps: DrainDeps): Promise<DlqRe
     allowInsecureHttp: inputs.allowInsecureHttp === true,
   });
   try {
-    const gate = accountRateGates.forAccount(url, token.value, job.limits.maxRequestsPerSecond);
+    const gate = deps.rateGates.forAccount(url, token.value, job.limits.maxRequestsPerSecond);
     return await run.run({ client, gate, limits: job.limits, url, origins: { token } });
   } finally {
     await client.close();

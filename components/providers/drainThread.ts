@@ -19,6 +19,7 @@
 import "../../client/requireNode"; // first: one clear error on a Node.js older than 22.19
 import * as path from "node:path";
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
+import { RateGateRegistry } from "../../client";
 import { recoveryLabel, type DlqRecoveryOutputs } from "./dlqRecoveryInputs";
 import { runDrainJob, type DrainDeps, type DrainJob } from "./dlqRecoveryRun";
 import { crossingError, rebuiltError, type CrossingError } from "./engineProtocol";
@@ -134,14 +135,6 @@ function workerEntry(): [string, { eval?: boolean; workerData: unknown }] {
   return [code, { eval: true, workerData: data }];
 }
 
-let shared: DrainThread | undefined;
-
-/** The provider process's one drain thread. */
-export function drainThread(): DrainThread {
-  shared ??= new DrainThread();
-  return shared;
-}
-
 /**
  * The worker's side: runs each job it is sent with deps that talk to the provider's side. An
  * error nothing caught is printed with every running drain's lines and the thread goes on, as
@@ -149,6 +142,8 @@ export function drainThread(): DrainThread {
  */
 function serveDrains(port: NonNullable<typeof parentPort>): void {
   const running = new Map<number, { resolve: (alive: boolean) => void; reject: (e: Error) => void }>();
+  // The thread's drains share these: every drain of the provider process runs in this thread.
+  const rateGates = new RateGateRegistry();
   const cancels = new Map<number, AbortController>();
   const send = (m: FromThread) => port.postMessage(m);
   const stray = (e: unknown) => {
@@ -176,6 +171,7 @@ function serveDrains(port: NonNullable<typeof parentPort>): void {
           (resolve, reject) => (running.set(m.n, { resolve, reject }), send({ type: "alive?", n: m.n })),
         ),
       exitOrphaned: () => send({ type: "orphaned", n: m.n }),
+      rateGates,
     };
     runDrainJob(m.job, deps)
       .then(

@@ -151,7 +151,8 @@ export function exitOrphanedProvider(argv: readonly string[] = process.argv): vo
   if (engineAddress(argv)) setTimeout(() => process.exit(1), 200).unref();
 }
 
-const watchedOutputs = new WeakSet<NodeJS.EventEmitter>();
+/** Marks a stream {@link exitWhenOutputCloses} watches already (on the stream: no module state). */
+const WATCHED = Symbol("svc.exitWhenOutputCloses");
 
 /**
  * In a dynamic-provider process, ends the process ({@link exitOrphanedProvider}) at the first
@@ -168,8 +169,9 @@ export function exitWhenOutputCloses(
 ): void {
   if (!engineAddress(argv)) return;
   for (const stream of streams) {
-    if (watchedOutputs.has(stream)) continue;
-    watchedOutputs.add(stream);
+    const marked = stream as NodeJS.EventEmitter & { [WATCHED]?: true };
+    if (marked[WATCHED]) continue;
+    marked[WATCHED] = true;
     stream.on("error", (e: NodeJS.ErrnoException) => {
       if (e.code === "EPIPE") exit();
     });

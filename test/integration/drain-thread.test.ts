@@ -12,7 +12,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import type { Worker } from "node:worker_threads";
 import { DlqRecoveryProvider, type DlqRecoveryDeps } from "../../components/providers/dlqRecovery";
-import { drainThread } from "../../components/providers/drainThread";
+import { ProviderProcess } from "../../components/providers/providerProcess";
 import { PartialStateError, crossingError, rebuiltError } from "../../components/providers/engineProtocol";
 import { ServiceError } from "../../core/messages";
 import { startEmulator, type RunningEmulator } from "../../emulator";
@@ -133,13 +133,15 @@ describe("integration: drains in the drain thread", function () {
   it("a lost thread fails the drain in it, naming it; the next drain runs in a new thread, each entry once", async () => {
     emulator.seed(3_000);
     emulator.setFaults({ seed: 1, latencyMs: 20, endpoints: ["resume"] });
-    const { p, logs } = provider();
+    // One provider process: its drain thread is lost, and the next drain of the process starts another.
+    const shared = new ProviderProcess();
+    const { p, logs } = provider({ providerProcess: shared });
     const first = p.create(inputs()).then(
       () => assert.fail("the drain should have failed with its thread"),
       (e: unknown) => e,
     );
     while (!logs.some((l) => /runs resumed/.test(l))) await new Promise((r) => setTimeout(r, 10));
-    const lost = (drainThread() as unknown as { worker?: Worker }).worker;
+    const lost = (shared.drainThread() as unknown as { worker?: Worker }).worker;
     assert.ok(lost, "the drain runs in the drain thread");
     await lost.terminate();
     const err = await first;
@@ -153,9 +155,9 @@ describe("integration: drains in the drain thread", function () {
     assert.ok(before > 0 && before < 3_000, `resumed ${before} before the thread was lost`);
 
     emulator.setFaults({});
-    const next = provider();
+    const next = provider({ providerProcess: shared });
     const outs = (await next.p.create(inputs())).outs!;
-    assert.notEqual((drainThread() as unknown as { worker?: Worker }).worker, lost, "a new thread");
+    assert.notEqual((shared.drainThread() as unknown as { worker?: Worker }).worker, lost, "a new thread");
     // The rest, in the new thread, and the runs the lost drain wrote to the run log (no state
     // recorded them), said so; the runs of its requests in flight at the loss are in neither.
     const runLog = path.join(cwd, "svc-recovery", "thread", `${outs.specHash}.jsonl`);

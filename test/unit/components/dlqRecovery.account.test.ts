@@ -4,7 +4,6 @@
  * a drain bound to an Account (paced by that Account's limit, no read of the stack's account).
  */
 import { strict as assert } from "node:assert";
-import { accountRateGates } from "../../../client";
 import { startEmulator, type RunningEmulator } from "../../../emulator";
 import { ACCOUNT_TYPE } from "../../../core/typeTokens";
 import { UNKNOWN } from "../../../core/unknownValue";
@@ -93,15 +92,44 @@ describe("components/providers/dlqRecovery: the `account` input", () => {
     });
 
     it("a bound drain is paced by the Account's limit and reads no account record", async () => {
-      const { provider } = dlqProvider({
+      const { provider, shared } = dlqProvider({
         config: { "svc:accountApiUrl": emu.url, "svc:username": USERNAME, "svc:password": PASSWORD },
       });
       await provider.create(
         drainAll(emu, { account: ACCOUNT_URN, accountLimits: { maxRequestsPerSecond: 7 } }),
       );
-      assert.equal(accountRateGates.forAccount(emu.url, TOKEN).ratePerSecond, 7);
+      assert.equal(shared.rateGates.forAccount(emu.url, TOKEN).ratePerSecond, 7);
       assert.equal(requests(emu).filter((r) => r.path === "/v2/svc/user").length, 0);
       assert.equal(resumeRequests(emu).length > 0, true);
+    });
+
+    it("the stack's account is read once per provider process; a read that failed is sent again", async () => {
+      const config = { "svc:accountApiUrl": emu.url, "svc:username": USERNAME, "svc:password": PASSWORD };
+      const reads = () => requests(emu).filter((r) => r.path === "/v2/svc/user").length;
+      const first = dlqProvider({ config });
+      emu.setFaults({ endpoints: ["account"], malformedJson: true });
+      await first.provider.create(drainAll(emu, { recoveryName: "a" }));
+      assert.equal(reads(), 1);
+      assert.equal(first.shared.rateGates.forAccount(emu.url, TOKEN).stats().explicitLimit, undefined);
+
+      emu.setFaults({});
+      emu.seed(30);
+      const second = dlqProvider({ config, shared: first.shared });
+      await second.provider.create(drainAll(emu, { recoveryName: "b" }));
+      assert.equal(reads(), 2, "the failed read is not kept: the next drain asks again");
+      emu.seed(30);
+      const third = dlqProvider({ config, shared: first.shared });
+      await third.provider.create(drainAll(emu, { recoveryName: "c" }));
+      assert.equal(reads(), 2, "the read that succeeded is kept for the process");
+      assert.equal(
+        first.shared.rateGates.forAccount(emu.url, TOKEN).stats().explicitLimit,
+        emu.state.account.record.max_requests_per_second,
+      );
+
+      const otherProcess = dlqProvider({ config });
+      emu.seed(30);
+      await otherProcess.provider.create(drainAll(emu, { recoveryName: "d" }));
+      assert.equal(reads(), 3, "another provider process reads for itself");
     });
   });
 

@@ -5,7 +5,6 @@
  * every drain of the process, and `concurrency: 1` as the sequential drain.
  */
 import { strict as assert } from "node:assert";
-import { accountRateGates } from "../../../client";
 import { fromStoredWindowState } from "../../../components/providers/dlqRecoveryState";
 import {
   PASSWORD,
@@ -172,8 +171,9 @@ describe("components/providers/dlqRecovery: one rate gate per account in the pro
       .filter((e) => e.workflowUrl === ORDERS || e.workflowUrl === PAYMENTS)
       .map((e) => e.dlqId);
     const env = accountEnv(emu().url);
+    // Two resources of one provider process: they share its gates and account reads.
     const a = dlqProvider({ env });
-    const b = dlqProvider({ env });
+    const b = dlqProvider({ env, shared: a.shared });
     const [ra, rb] = await Promise.all([
       a.provider.create(
         drainAll(emu(), {
@@ -198,7 +198,7 @@ describe("components/providers/dlqRecovery: one rate gate per account in the pro
       `${limited} of ${resumes.length} requests got 429`,
     );
     // Every attempt of both drains passed the one gate of the account, which has the account's limit.
-    const gate = accountRateGates.forAccount(emu().url, TOKEN);
+    const gate = a.shared.rateGates.forAccount(emu().url, TOKEN);
     assert.equal(gate.stats().released, resumes.length);
     assert.equal(gate.stats().explicitLimit, 10);
     // The account was read once for both.

@@ -17,6 +17,7 @@ import {
   type AccountOutputs,
 } from "../../../components/providers/account";
 import type { StackConfigReader } from "../../../core/connection";
+import { ProviderProcess } from "../../../components/providers/providerProcess";
 import {
   DlqRecoveryProvider,
   type DlqRecoveryInputs,
@@ -129,6 +130,8 @@ export interface DlqHarness {
   provider: TestDlqProvider;
   logs: string[];
   cwd: string;
+  /** The provider process's shared state (rate gates, account limits, drain thread). */
+  shared: ProviderProcess;
 }
 
 /**
@@ -136,9 +139,16 @@ export interface DlqHarness {
  * The clock advances one second per call, so every progress line is printed.
  */
 export function dlqProvider(
-  opts: { env?: Record<string, string>; config?: Record<string, string>; cwd?: string } = {},
+  opts: {
+    env?: Record<string, string>;
+    config?: Record<string, string>;
+    cwd?: string;
+    /** Another harness's, for providers of one process; else a new one. */
+    shared?: ProviderProcess;
+  } = {},
 ): DlqHarness {
   const logs: string[] = [];
+  const shared = opts.shared ?? new ProviderProcess();
   const cwd = opts.cwd ?? tempDir();
   let t = T0;
   const provider = new DlqRecoveryProvider(
@@ -147,10 +157,11 @@ export function dlqProvider(
       now: () => (t += 1000),
       log: (line) => logs.push(line),
       cwd: () => cwd,
+      providerProcess: shared,
     },
     configOf(opts.config ?? {}),
   );
-  return { provider: provider as unknown as TestDlqProvider, logs, cwd };
+  return { provider: provider as unknown as TestDlqProvider, logs, cwd, shared };
 }
 
 const tempDirs: string[] = [];
