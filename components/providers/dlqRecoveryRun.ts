@@ -7,7 +7,6 @@
  */
 import "../../client/requireNode"; // first: one clear error on a Node.js older than 22.19
 import {
-  DEFAULT_WINDOW_CONCURRENCY,
   DrainError,
   SvcClient,
   MAX_RUNS_PER_REQUEST,
@@ -295,8 +294,7 @@ export class DrainRun {
         this.progress.page({
           resumed: e.resumedCount,
           requests: e.requestCount,
-          // Open windows are in flight or next in line at the gate, up to `concurrency` at once.
-          windowsInFlight: Math.min(e.windowsOpen, inputs.concurrency ?? DEFAULT_WINDOW_CONCURRENCY),
+          windowsInFlight: e.windowsInFlight,
           allowedPerSecond: this.allowed(c.gate),
           daily: c.gate.dailyRequests,
         });
@@ -396,7 +394,7 @@ function unrecordedRuns(label: string, runs: number): string {
   return (
     `${label}: the run log holds ${count(runs, "run")} resumed by a drain that stopped before its state was ` +
     "saved (a second Ctrl-C, or a killed `pulumi`); they are counted in `resumedCount`. The runs of the " +
-    `requests that drain had in flight (at most ${DEFAULT_WINDOW_CONCURRENCY} requests of 50 runs) are in neither.`
+    "requests that drain had in flight (up to 50 runs each, at most `concurrency` requests) are in neither."
   );
 }
 
