@@ -26,7 +26,7 @@
  * @packageDocumentation
  */
 import { SvcError } from "./errors";
-import { show } from "./show";
+import { formatValue } from "./messageText";
 
 /** What kind of problem a value has (stable, for callers that add their own rules). */
 export type ProblemCode =
@@ -178,10 +178,10 @@ function isIntegerIn(v: unknown, min: number, max: number): v is number {
 function integerProblem(field: string, v: unknown, min: number, max: number): Problem | undefined {
   if (isIntegerIn(v, min, max)) return undefined;
   if (typeof v === "number" && Number.isInteger(v) && v > max) {
-    return problem(field, "invalid", `\`${field}\` must be at most ${max}; got ${show(v)}.`);
+    return problem(field, "invalid", `\`${field}\` must be at most ${max}; got ${formatValue(v)}.`);
   }
   const what = min === 1 ? "a positive integer" : "a non-negative integer";
-  return problem(field, "invalid", `\`${field}\` must be ${what}; got ${show(v)}.`);
+  return problem(field, "invalid", `\`${field}\` must be ${what}; got ${formatValue(v)}.`);
 }
 
 function keyProblem(v: unknown): Problem | undefined {
@@ -192,7 +192,7 @@ function keyProblem(v: unknown): Problem | undefined {
     "flowControl.key",
     "invalid",
     `\`flowControl.key\` must be a string of 1 to ${MAX_FLOW_CONTROL_KEY_LENGTH} visible ASCII characters ` +
-      `(no spaces, control or non-ASCII characters); got ${show(v)}${length}.`,
+      `(no spaces, control or non-ASCII characters); got ${formatValue(v)}${length}.`,
   );
 }
 
@@ -212,7 +212,7 @@ function periodProblem(v: unknown): Problem | undefined {
     "flowControl.period",
     "invalid",
     '`flowControl.period` must be a positive whole number of seconds or a duration such as "1m" ' +
-      `(units s, m, h, d${hint}); got ${show(v)}.`,
+      `(units s, m, h, d${hint}); got ${formatValue(v)}.`,
   );
 }
 
@@ -254,7 +254,7 @@ export function flowControlProblems(fc: unknown, options: ProblemOptions = {}): 
       problem(
         "flowControl",
         "invalid",
-        `\`flowControl\` must be an object such as { key: "orders", parallelism: 5 }; got ${show(fc)}.`,
+        `\`flowControl\` must be an object such as { key: "orders", parallelism: 5 }; got ${formatValue(fc)}.`,
       ),
     ];
   }
@@ -320,7 +320,7 @@ function textProblem(field: string, v: unknown): Problem | undefined {
     : problem(
         field,
         "invalid",
-        `\`${field}\` must be a non-empty string without leading or trailing whitespace or control characters; got ${show(v)}.`,
+        `\`${field}\` must be a non-empty string without leading or trailing whitespace or control characters; got ${formatValue(v)}.`,
       );
 }
 
@@ -330,13 +330,13 @@ function timestampProblem(field: string, v: unknown): Problem | undefined {
     : problem(
         field,
         "invalid",
-        `\`${field}\` must be a unix timestamp in milliseconds (a non-negative integer); got ${show(v)}.`,
+        `\`${field}\` must be a unix timestamp in milliseconds (a non-negative integer); got ${formatValue(v)}.`,
       );
 }
 
 function dlqIdsProblems(ids: unknown, maxIds: number, pending: (v: unknown) => boolean): Problem[] {
   if (!Array.isArray(ids)) {
-    return [problem("dlqIds", "invalid", `\`dlqIds\` must be a list of DLQ IDs; got ${show(ids)}.`)];
+    return [problem("dlqIds", "invalid", `\`dlqIds\` must be a list of DLQ IDs; got ${formatValue(ids)}.`)];
   }
   if (ids.length === 0) return [problem("dlqIds", "empty", EMPTY_DLQ_IDS_MESSAGE)];
   const problems: Problem[] = [];
@@ -360,7 +360,7 @@ function dlqIdsProblems(ids: unknown, maxIds: number, pending: (v: unknown) => b
         problem(
           `dlqIds[${i}]`,
           "repeated",
-          `\`dlqIds[${i}]\` repeats the DLQ ID ${show(id)}; list each ID once.`,
+          `\`dlqIds[${i}]\` repeats the DLQ ID ${formatValue(id)}; list each ID once.`,
         ),
       );
     } else seen.add(id as string);
@@ -378,7 +378,9 @@ export function selectionProblems(selection: unknown, options: SelectionProblemO
   const pending = options.isPending ?? notPending;
   if (pending(selection)) return [];
   if (selection === null || typeof selection !== "object" || Array.isArray(selection)) {
-    return [problem("selection", "invalid", `the selection must be an object; got ${show(selection)}.`)];
+    return [
+      problem("selection", "invalid", `the selection must be an object; got ${formatValue(selection)}.`),
+    ];
   }
   const s = selection as Record<string, unknown>;
   const problems: Problem[] = [];
@@ -435,6 +437,6 @@ export function usernameProblem(username: unknown, origin?: string): Problem | u
   return problem(
     "username",
     "invalid",
-    `\`username\`${from} must not contain ":" (HTTP Basic uses it as the separator); got ${show(username)}.`,
+    `\`username\`${from} must not contain ":" (HTTP Basic uses it as the separator); got ${formatValue(username)}.`,
   );
 }

@@ -72,8 +72,12 @@ export type {
   SelectionProblemOptions,
 } from "./contract";
 export { resumeQuery } from "./query";
-export { show, typeName } from "./show";
-export type { ShowOptions } from "./show";
+export { formatValue, sentences, typeName } from "./messageText";
+export type { FormatValueOptions } from "./messageText";
+/** @deprecated Since 0.3.0: renamed {@link formatValue} (it formats a value for a message). */
+export { formatValue as show } from "./messageText";
+/** @deprecated Since 0.3.0: renamed {@link FormatValueOptions}. */
+export type { FormatValueOptions as ShowOptions } from "./messageText";
 export { DEFAULT_MAX_EMPTY_PAGES, DEFAULT_CONCURRENCY, MAX_NOT_FOUND_NARROWED } from "./drain";
 export type {
   AccountGate,

@@ -67,7 +67,7 @@ export function isLoopbackHost(hostname: string): boolean {
 
 /**
  * The rule of a URL a credential is sent to (`baseUrl`, `accountApiUrl`), called by the input
- * checks at preview (`checkUrl` in `core/messages.ts`) and by {@link resolveEndpoint}: a URL,
+ * checks at preview (`checkUrl` in `core/inputChecks.ts`) and by {@link resolveEndpoint}: a URL,
  * http or https, no user info, no query or fragment. The problem never echoes the value, which
  * may carry a credential even when malformed; only its scheme. (A workflow's own `url` carries
  * no credential and has a rule of its own, `workflowUrlProblem` in `components/Workflow.ts`.)

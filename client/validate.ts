@@ -7,7 +7,7 @@
  */
 import { SvcError } from "./errors";
 import { Redactor } from "./redact";
-import { show, typeName } from "./show";
+import { formatValue, typeName } from "./messageText";
 import { ACCOUNT_FIELD_LIST, SECRET_ACCOUNT_FIELDS, type AccountFieldKind } from "./accountRecord";
 import type { AccountRecord, ResumedRun, ResumePage } from "./types";
 
@@ -22,7 +22,7 @@ type Kind = AccountFieldKind;
 const SECRET_FIELDS: ReadonlySet<string> = new Set(SECRET_ACCOUNT_FIELDS);
 
 function shown(value: unknown, secret: boolean): string {
-  return show(value, { withType: true, secret });
+  return formatValue(value, { withType: true, secret });
 }
 
 function kindText(kind: Kind): string {

@@ -19,7 +19,7 @@ import {
 } from "../client";
 import { accountProblem } from "../core/accountRef";
 import { parseDuration } from "../core/duration";
-import { show } from "../core/messages";
+import { formatValue } from "../client/messageText";
 import { WORKFLOW_TYPE } from "../core/typeTokens";
 import { isAccountResource, recordedAccount, type AccountArg } from "./accountInput";
 import { WORKFLOW_ARGUMENTS, type WorkflowArgumentName } from "./workflowArguments";
@@ -101,7 +101,7 @@ function workflowUrlProblem(v: unknown): string | undefined {
   }
   return ok
     ? undefined
-    : `\`url\` must be an http(s) URL such as "https://example.com/api/workflow"; got ${show(v)}.`;
+    : `\`url\` must be an http(s) URL such as "https://example.com/api/workflow"; got ${formatValue(v)}.`;
 }
 
 /** `retries`: the grammar of `Svc-Retries`. */
@@ -126,7 +126,7 @@ function delayMessages(v: unknown): string[] {
   if (!isSet(v) || parseDuration(v) !== undefined) return [];
   return [
     '`delay` must be a non-negative whole number of seconds or a duration such as "10m" ' +
-      `(units s, m, h, d); got ${show(v)}.`,
+      `(units s, m, h, d); got ${formatValue(v)}.`,
   ];
 }
 
@@ -168,7 +168,7 @@ function flowControlMessages(fc: unknown, partial: boolean, isPending: IsPending
  */
 export function workflowArgProblems(args: unknown, isPending: IsPending = isLate): string[] {
   if (args === undefined || args === null || typeof args !== "object" || Array.isArray(args)) {
-    return [`the arguments must be an object with at least \`url\`; got ${show(args)}.`];
+    return [`the arguments must be an object with at least \`url\`; got ${formatValue(args)}.`];
   }
   const a = args as Record<string, unknown>;
   const problems: string[] = [];

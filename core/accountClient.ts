@@ -10,7 +10,7 @@
 import * as crypto from "node:crypto";
 import { SvcClient, type AccountRecord, type SvcClientOptions } from "../client";
 import { ACCOUNT_SETTINGS, MissingSettingError, type Settings } from "./connection";
-import { describeOrigins, explainServiceError } from "./messages";
+import { describeOrigins, explainServiceError } from "./serviceErrors";
 
 /** The account connection a resource may give as inputs (each falls back to config and env). */
 export interface AccountConnectionInputs {

@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-import { show } from "./messages";
+import { formatValue } from "../client/messageText";
 import { TYPES_OF_KIND } from "./typeTokens";
 
 /** The prefix of every Pulumi URN. */
@@ -41,11 +41,11 @@ export function isAccountUrn(v: string): boolean {
 export function accountProblem(v: unknown): string | undefined {
   if (v === undefined || v === null) return undefined;
   const expected = "must be an `Account` resource or an account ID (a non-empty string)";
-  if (typeof v !== "string" || v.trim() === "") return `\`account\` ${expected}; got ${show(v)}.`;
+  if (typeof v !== "string" || v.trim() === "") return `\`account\` ${expected}; got ${formatValue(v)}.`;
   if (v.trim() !== v)
-    return `\`account\` ${expected} without leading or trailing whitespace; got ${show(v)}.`;
+    return `\`account\` ${expected} without leading or trailing whitespace; got ${formatValue(v)}.`;
   if (v.startsWith(URN_PREFIX) && !isAccountUrn(v)) {
-    return `\`account\` ${expected}; got the URN of a resource that is not an Account: ${show(v)}.`;
+    return `\`account\` ${expected}; got the URN of a resource that is not an Account: ${formatValue(v)}.`;
   }
   return undefined;
 }
@@ -83,6 +83,6 @@ export function describeAccountRef(ref: AccountRef): string {
     case "resource":
       return `the Account \`${ref.name}\``;
     case "id":
-      return `the account ${show(ref.id)}`;
+      return `the account ${formatValue(ref.id)}`;
   }
 }

@@ -13,7 +13,7 @@
  * @packageDocumentation
  */
 import type { PolicyConfigSchema, StackValidationPolicy } from "@pulumi/policy";
-import { sentences } from "../core/messages";
+import { sentences } from "../client/messageText";
 import { configFixJson } from "./configFix";
 import type { LimitsContext, RunNotes, UncheckedChecks } from "./context";
 

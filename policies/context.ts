@@ -8,7 +8,7 @@
  */
 import type { PolicyResource } from "@pulumi/policy";
 import type { AccountConnectionInputs } from "../core/accountClient";
-import { sentences } from "../core/messages";
+import { sentences } from "../client/messageText";
 import {
   accountIdOf,
   accountResources,

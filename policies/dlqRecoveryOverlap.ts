@@ -12,7 +12,7 @@
  */
 import type { PolicyConfigSchema, PolicyResource, StackValidationPolicy } from "@pulumi/policy";
 import { describeAccountRef } from "../core/accountRef";
-import { show } from "../core/messages";
+import { formatValue } from "../client/messageText";
 import { accountIdOf, accountResources, bindingKey, bindingOf, type Binding } from "./accounts";
 import { isCompletedRecovery, label, ofKind, read, type Read } from "./resources";
 
@@ -83,7 +83,7 @@ function describeSelection(s: Selection): string {
   const parts: string[] = [];
   for (const k of ["dlqIds", "workflowUrl", "fromDate", "toDate"] as const) {
     const r = s[k];
-    if (r.kind === "known") parts.push(`\`${k}\` ${show(r.value)}`);
+    if (r.kind === "known") parts.push(`\`${k}\` ${formatValue(r.value)}`);
     else if (r.kind === "unknown") parts.push(`\`${k}\` (unknown in this preview)`);
   }
   return parts.length > 0 ? parts.join(", ") : "a selection the stack does not show";
@@ -92,7 +92,7 @@ function describeSelection(s: Selection): string {
 /** Why two selections may meet, in words. */
 function why(a: Selection, b: Selection): string {
   const ids = sharedIds(a, b);
-  if (ids !== undefined) return `both resume the DLQ IDs ${ids.map((id) => show(id)).join(", ")}`;
+  if (ids !== undefined) return `both resume the DLQ IDs ${ids.map((id) => formatValue(id)).join(", ")}`;
   const all = [a, b].find((s) => known(s.all) && s.all.value === true);
   if (all !== undefined) return `${label(all.resource)} selects every entry, the other's included`;
   return "neither different `workflowUrl`s, disjoint `dlqIds` nor failure-time windows that do not meet keep them apart";

@@ -24,7 +24,8 @@ import {
   type SettingName,
   type StackConfigReader,
 } from "../core/connection";
-import { ServiceError, sentences } from "../core/messages";
+import { ServiceError } from "../core/serviceErrors";
+import { sentences } from "../client/messageText";
 
 /** The outcome of reading the live account record. */
 export type LiveAccountResult =
@@ -182,7 +183,7 @@ function describeSourceWithoutInput(name: SettingName): string {
 /**
  * How a live source fared, to follow "the live account record": "is not configured: set ...",
  * "could not be read: ...", ending as a sentence ends (with the service's own "?" or a full
- * stop), so that what follows starts a new one (`sentences` in `core/messages.ts`). Never
+ * stop), so that what follows starts a new one (`sentences` in `client/messageText.ts`). Never
  * carries a credential.
  */
 export function describeLive(live: LiveAccountResult | undefined): string {

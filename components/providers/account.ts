@@ -31,7 +31,8 @@ import {
   Settings,
   type StackConfigReader,
 } from "../../core/connection";
-import { Failures, ServiceError, checkBoolean, checkString, checkUrl } from "../../core/messages";
+import { Failures, checkBoolean, checkString, checkUrl } from "../../core/inputChecks";
+import { ServiceError } from "../../core/serviceErrors";
 import { containsUnknown, isUnknown } from "../../core/unknownValue";
 import { exitWhenOutputCloses } from "./engineProtocol";
 

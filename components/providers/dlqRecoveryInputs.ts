@@ -28,7 +28,8 @@ import {
   type DlqRecoveryResults,
 } from "../dlqRecoveryArgs";
 import { accountProblem } from "../../core/accountRef";
-import { Failures, checkBoolean, checkInteger, checkString, checkUrl, show } from "../../core/messages";
+import { Failures, checkBoolean, checkInteger, checkString, checkUrl } from "../../core/inputChecks";
+import { formatValue } from "../../client/messageText";
 import { isUnknown } from "../../core/unknownValue";
 import type { StoredWindowState } from "./dlqRecoveryState";
 
@@ -249,7 +250,7 @@ export function validateInputs(news: DlqRecoveryInputs): Failures {
   if (isSet(news.triggers) && !isUnknown(news.triggers) && !Array.isArray(news.triggers)) {
     f.add(
       "triggers",
-      `\`triggers\` must be a list (change any element to resume again); got ${show(news.triggers)}.`,
+      `\`triggers\` must be a list (change any element to resume again); got ${formatValue(news.triggers)}.`,
     );
   }
   checkUrl(f, "baseUrl", news.baseUrl);
@@ -261,7 +262,10 @@ export function validateInputs(news: DlqRecoveryInputs): Failures {
   checkInteger(f, "maxRecordedRuns", news.maxRecordedRuns, 0, MAX_RECORDED_RUNS_LIMIT);
   checkInteger(f, "maxRuns", news.maxRuns, 1);
   if (isSet(news.runLogFile) && !isUnknown(news.runLogFile) && typeof news.runLogFile !== "string") {
-    f.add("runLogFile", `\`runLogFile\` must be a file path, or "" for none; got ${show(news.runLogFile)}.`);
+    f.add(
+      "runLogFile",
+      `\`runLogFile\` must be a file path, or "" for none; got ${formatValue(news.runLogFile)}.`,
+    );
   }
   return f;
 }
@@ -275,7 +279,7 @@ function checkAccount(f: Failures, news: DlqRecoveryInputs): void {
   const limits = news.accountLimits;
   if (!isSet(limits) || isUnknown(limits)) return;
   if (typeof limits !== "object" || Array.isArray(limits)) {
-    f.add("accountLimits", `\`accountLimits\` must be an object; got ${show(limits)}.`);
+    f.add("accountLimits", `\`accountLimits\` must be an object; got ${formatValue(limits)}.`);
     return;
   }
   checkInteger(f, "accountLimits.maxRequestsPerSecond", limits.maxRequestsPerSecond, 1);

@@ -8,7 +8,7 @@
  */
 import "../../client/requireNode"; // first: one clear error on a Node.js older than 22.19
 import { MAX_NOT_FOUND_NARROWED, type DrainProgress, type ShortBatch } from "../../client";
-import { show } from "../../core/messages";
+import { formatValue } from "../../client/messageText";
 import {
   NOT_FOUND_IDS_KEPT,
   recoveryLabel,
@@ -41,7 +41,7 @@ function missingOf(b: ShortBatch): number {
 
 /** `"a", "b", "c" and 4 more`: the first IDs, quoted, and how many are not shown. */
 function named(ids: readonly string[], total: number): string {
-  const shown = ids.slice(0, IDS_NAMED).map((id) => show(id));
+  const shown = ids.slice(0, IDS_NAMED).map((id) => formatValue(id));
   return total > shown.length ? `${shown.join(", ")} and ${total - shown.length} more` : shown.join(", ");
 }
 
@@ -49,8 +49,8 @@ function named(ids: readonly string[], total: number): string {
 function batchName(b: ShortBatch): string {
   const ends =
     b.dlqIds.length === 1
-      ? show(b.dlqIds[0])
-      : `${show(b.dlqIds[0])} to ${show(b.dlqIds[b.dlqIds.length - 1])}`;
+      ? formatValue(b.dlqIds[0])
+      : `${formatValue(b.dlqIds[0])} to ${formatValue(b.dlqIds[b.dlqIds.length - 1])}`;
   return (
     `the batch of ${count(b.dlqIds.length, "ID")} from ${ends} was answered with ${count(b.runs, "run")}, ` +
     `so ${count(missingOf(b), "of its IDs was", "of its IDs were")} not found (the answer does not say which)`

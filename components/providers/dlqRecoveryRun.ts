@@ -20,7 +20,7 @@ import {
 } from "../../client";
 import type { AccountLimits } from "../../core/accountClient";
 import type { Resolved } from "../../core/connection";
-import { describeOrigins, explainServiceError, nextStep } from "../../core/messages";
+import { describeOrigins, explainServiceError, nextStep } from "../../core/serviceErrors";
 import {
   DEFAULT_MAX_RECORDED_RUNS,
   overridesOf,

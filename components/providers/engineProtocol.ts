@@ -35,7 +35,7 @@ import * as net from "node:net";
 import * as grpc from "@grpc/grpc-js";
 import { EngineClient } from "@pulumi/pulumi/proto/engine_grpc_pb";
 import { LogRequest, LogSeverity } from "@pulumi/pulumi/proto/engine_pb";
-import { ServiceError } from "../../core/messages";
+import { ServiceError } from "../../core/serviceErrors";
 
 /** The `@pulumi/pulumi` version whose dynamic-provider server this module was checked against. */
 export const PULUMI_CHECKED_VERSION = "3.259.0";

@@ -14,7 +14,7 @@ import type { Worker } from "node:worker_threads";
 import { DlqRecoveryProvider, type DlqRecoveryDeps } from "../../components/providers/dlqRecovery";
 import { ProviderProcess } from "../../components/providers/providerProcess";
 import { PartialStateError, crossingError, rebuiltError } from "../../components/providers/engineProtocol";
-import { ServiceError } from "../../core/messages";
+import { ServiceError } from "../../core/serviceErrors";
 import { startEmulator, type RunningEmulator } from "../../emulator";
 import { settledResumedCount } from "../helpers/ledger";
 

@@ -4,7 +4,7 @@ import type { RunningEmulator } from "../../../emulator";
 import { PLAN_PRESETS, startEmulator } from "../../../emulator";
 import { SvcClient } from "../../../client";
 import { OUTPUT_OF_ACCOUNT_FIELD } from "../../../core/accountFields";
-import { explainServiceError } from "../../../core/messages";
+import { explainServiceError } from "../../../core/serviceErrors";
 import { UNKNOWN } from "../../../core/unknownValue";
 import {
   PASSWORD,

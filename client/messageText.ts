@@ -1,13 +1,14 @@
 /**
- * The one formatter of values in messages, for the client and the components alike (the
- * emulator keeps its own: it is independent code).
+ * The text of messages, for the client, the components and the policy pack alike: the one
+ * formatter of values ({@link formatValue}; the emulator keeps its own: it is independent code)
+ * and clauses joined into sentences ({@link sentences}).
  *
  * @packageDocumentation
  */
 import { REDACTED } from "./redact";
 
-/** Options of {@link show}. */
-export interface ShowOptions {
+/** Options of {@link formatValue}. */
+export interface FormatValueOptions {
   /** Append the JSON type, e.g. `"abc" (string)`; an absent value reads "nothing (field missing)". */
   withType?: boolean;
   /** The value is a secret: show only its type, never the value. */
@@ -30,7 +31,7 @@ export function typeName(value: unknown): string {
  * @param value - the value
  * @param options - type suffix, secrecy, length
  */
-export function show(value: unknown, options: ShowOptions = {}): string {
+export function formatValue(value: unknown, options: FormatValueOptions = {}): string {
   const { withType = false, secret = false, maxLength = 80 } = options;
   if (value === undefined) return withType ? "nothing (field missing)" : "undefined";
   let text: string;
@@ -47,4 +48,23 @@ export function show(value: unknown, options: ShowOptions = {}): string {
   }
   if (text.length > maxLength) text = `${text.slice(0, maxLength - 3)}...`;
   return withType ? `${text} (${typeName(value)})` : text;
+}
+
+/**
+ * Joins clauses into one text of sentences: each part ends with its own full stop, question
+ * mark or exclamation mark, or gets a full stop; each part after the first starts with a
+ * capital. So "… Is it running, and is the URL right?" and "there is no Account resource"
+ * read as two sentences, not as "right?, and there is".
+ *
+ * @param parts - clauses or sentences, the first as it should start (e.g. lower case in a list)
+ */
+export function sentences(...parts: readonly string[]): string {
+  return parts
+    .map((p) => p.trim())
+    .filter((p) => p !== "")
+    .map((p, i) => {
+      const ended = /[.?!]$/.test(p) ? p : `${p}.`;
+      return i === 0 ? ended : ended.charAt(0).toUpperCase() + ended.slice(1);
+    })
+    .join(" ");
 }

@@ -1,24 +1,18 @@
 import { strict as assert } from "node:assert";
+import * as clientApi from "../../../client";
 import { SvcError } from "../../../client";
 import { resolveEndpoint } from "../../../client/transport";
-import {
-  Failures,
-  ServiceError,
-  checkUrl,
-  describeOrigins,
-  explainServiceError,
-  nextStep,
-  sentences,
-  show,
-} from "../../../core/messages";
+import { Failures, checkUrl } from "../../../core/inputChecks";
+import { ServiceError, describeOrigins, explainServiceError, nextStep } from "../../../core/serviceErrors";
+import { formatValue, sentences } from "../../../client/messageText";
 import { UNKNOWN, containsUnknown } from "../../../core/unknownValue";
 
-describe("core/messages", () => {
-  it("show quotes strings, prints JSON and cuts at 80 characters", () => {
-    assert.equal(show("a"), '"a"');
-    assert.equal(show(undefined), "undefined");
-    assert.equal(show({ a: [1] }), '{"a":[1]}');
-    const long = show("x".repeat(200));
+describe("messages: client/messageText, core/inputChecks, core/serviceErrors", () => {
+  it("formatValue quotes strings, prints JSON and cuts at 80 characters", () => {
+    assert.equal(formatValue("a"), '"a"');
+    assert.equal(formatValue(undefined), "undefined");
+    assert.equal(formatValue({ a: [1] }), '{"a":[1]}');
+    const long = formatValue("x".repeat(200));
     assert.equal(long.length, 80);
     assert.ok(long.endsWith("..."));
   });
@@ -87,17 +81,23 @@ describe("core/messages", () => {
     assert.equal(out.message, `What: ${out.detail}`);
   });
 
-  it("show prints numbers as written, escapes control characters, and can add the type", () => {
-    assert.equal(show(Number.NaN), "NaN");
-    assert.equal(show(-1.5), "-1.5");
-    assert.equal(show("a\tb"), '"a\\tb"');
-    assert.equal(show("abc", { withType: true }), '"abc" (string)');
-    assert.equal(show(undefined, { withType: true }), "nothing (field missing)");
-    assert.equal(show("hunter22", { withType: true, secret: true }), "(redacted) (string)");
+  it("the deprecated `show` and `ShowOptions` of pulumi-svc/client are formatValue and its options", () => {
+    const options: clientApi.ShowOptions = { withType: true };
+    assert.equal(clientApi.show, clientApi.formatValue);
+    assert.equal(clientApi.show("a", options), '"a" (string)');
+  });
+
+  it("formatValue prints numbers as written, escapes control characters, and can add the type", () => {
+    assert.equal(formatValue(Number.NaN), "NaN");
+    assert.equal(formatValue(-1.5), "-1.5");
+    assert.equal(formatValue("a\tb"), '"a\\tb"');
+    assert.equal(formatValue("abc", { withType: true }), '"abc" (string)');
+    assert.equal(formatValue(undefined, { withType: true }), "nothing (field missing)");
+    assert.equal(formatValue("hunter22", { withType: true, secret: true }), "(redacted) (string)");
   });
 });
 
-describe("core/messages: nextStep", () => {
+describe("core/serviceErrors: nextStep", () => {
   it("says run `pulumi up` again only where that can help", () => {
     for (const code of [
       "SVC_RATE_LIMITED",
@@ -136,7 +136,7 @@ describe("core/messages: nextStep", () => {
   });
 });
 
-describe("core/messages: sentences", () => {
+describe("client/messageText: sentences", () => {
   it("starts a new sentence after a question or a full stop, never gluing `?, and`", () => {
     assert.equal(
       sentences("cannot reach it. Is it running, and is the URL right?", "there is no Account resource"),
