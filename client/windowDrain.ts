@@ -168,14 +168,14 @@ class WindowRunner {
   private roundTripMs: number | undefined;
 
   constructor(
-    private readonly s: Setup,
+    private readonly setup: Setup,
     private readonly step: WindowStep,
     private readonly gate: GateStatus | undefined,
     private readonly opts: UnpacedWindowDrainOptions,
   ) {
-    this.pool = new TaskPool(s.concurrency);
-    this.tally = new Tally(s.keepRuns);
-    this.started = s.now();
+    this.pool = new TaskPool(setup.concurrency);
+    this.tally = new Tally(setup.keepRuns);
+    this.started = setup.now();
   }
 
   async run(): Promise<WindowDrainProgress> {
@@ -185,9 +185,9 @@ class WindowRunner {
       settle: (job, outcome) => this.settle(job, outcome),
     });
     if (this.failure !== undefined) throw new PartialFailure(this.failure.error, this.progress());
-    if (!this.s.plan.done && this.atMaxRuns(0)) return { ...this.progress(), stoppedAtMaxRuns: true };
-    if (!this.s.plan.done) {
-      const open = this.s.plan.open.length;
+    if (!this.setup.plan.done && this.atMaxRuns(0)) return { ...this.progress(), stoppedAtMaxRuns: true };
+    if (!this.setup.plan.done) {
+      const open = this.setup.plan.open.length;
       const message = `The drain did not finish within maxRequests=${this.opts.maxRequests}: ${open} window(s) still pending`;
       throw new PartialFailure(new SvcError("SVC_CURSOR_LOOP", message), this.progress());
     }
@@ -196,7 +196,7 @@ class WindowRunner {
 
   /** The next request to send, unless the drain stops (failure, signal, `maxRequests`). */
   private take(): Job | undefined {
-    if (this.failure !== undefined || this.s.plan.waiting === 0) return undefined;
+    if (this.failure !== undefined || this.setup.plan.waiting === 0) return undefined;
     if (this.opts.signal?.aborted) {
       this.fail(new SvcError("SVC_ABORTED", "The drain was aborted by its signal"));
       return undefined;
@@ -204,8 +204,8 @@ class WindowRunner {
     const max = this.opts.maxRequests;
     if (max !== undefined && this.tally.requestCount + this.pool.inFlight >= max) return undefined;
     if (this.atMaxRuns(this.pool.inFlight)) return undefined;
-    const w = this.s.plan.take();
-    return w && { w, state: { attempts: 0, ambiguous: false }, sent: this.s.now() };
+    const w = this.setup.plan.take();
+    return w && { w, state: { attempts: 0, ambiguous: false }, sent: this.setup.now() };
   }
 
   /** True when `maxRuns` holds back another request: the runs resumed and 50 per request in flight reach it. */
@@ -222,12 +222,12 @@ class WindowRunner {
     if (!outcome.ok) return this.settleError(job, outcome.error);
     const page = outcome.value;
     this.tally.answered(page, job.state);
-    const now = this.s.now();
+    const now = this.setup.now();
     const rtt = now - job.sent;
     // The floor of recent round trips: what latency takes, without the time spent waiting at the
     // gate (rising slowly when every request takes longer).
     this.roundTripMs = Math.min(rtt, (this.roundTripMs ?? rtt) * 1.05);
-    const decision = this.s.plan.answer(job.w, page.workflowRuns.length, page.cursor, {
+    const decision = this.setup.plan.answer(job.w, page.workflowRuns.length, page.cursor, {
       inFlight: this.pool.inFlight,
       // After a failure the answer is recorded, but no window is split any more.
       gateWaiting: this.failure !== undefined ? Infinity : (this.gate?.waiting ?? 0),
@@ -247,7 +247,7 @@ class WindowRunner {
       this.failure === undefined &&
       isSvcError(error) &&
       error.code === "SVC_BAD_REQUEST" &&
-      this.s.plan.refused(job.w);
+      this.setup.plan.refused(job.w);
     if (refusedCursor) this.opts.onCursorRefused?.(job.w.window);
     else this.fail(error);
   }
@@ -260,11 +260,11 @@ class WindowRunner {
         window,
         requestCount,
         resumedCount,
-        windowsOpen: this.s.plan.open.length,
+        windowsOpen: this.setup.plan.open.length,
         windowsInFlight: this.pool.inFlight,
-        requestsPerSecond: requestCount / Math.max((this.s.now() - this.started) / 1000, 0.001),
+        requestsPerSecond: requestCount / Math.max((this.setup.now() - this.started) / 1000, 0.001),
         gateRatePerSecond: this.gate?.ratePerSecond,
-        state: this.s.plan.snapshot(),
+        state: this.setup.plan.snapshot(),
       });
     } catch (error) {
       this.fail(error);
@@ -272,7 +272,7 @@ class WindowRunner {
   }
 
   private progress(): WindowDrainProgress {
-    const { plan, root } = this.s;
+    const { plan, root } = this.setup;
     const only = plan.open.length === 1 ? plan.open[0] : undefined;
     const whole = only !== undefined && only.window.from === root.from && only.window.to === root.to;
     return {
