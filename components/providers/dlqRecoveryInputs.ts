@@ -152,7 +152,7 @@ export const RESULT_FIELDS: readonly (keyof DlqRecoveryResults | keyof DlqRecove
 
 /**
  * Default and upper bound of `maxRecordedRuns`. The default keeps a DlqRecovery's state small
- * (about 7 kB) and `pulumi up --diff` short; every run is in the run log. (It was 1,000.)
+ * (about 7 kB) and `pulumi up --diff` short; every run is in the run log.
  */
 export const DEFAULT_MAX_RECORDED_RUNS = 10;
 export const MAX_RECORDED_RUNS_LIMIT = 10_000;
