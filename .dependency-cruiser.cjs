@@ -15,16 +15,17 @@ module.exports = {
       name: "policies-apart-from-components",
       severity: "error",
       comment:
-        "The policy pack builds on core/ and client/ only: what it shares with the components belongs in core/.",
+        "The policy pack builds on core/ and client/ only (no drain): what it shares with the components belongs in core/.",
       from: { path: "^policies/" },
-      to: { path: "^components/" },
+      to: { path: "^(components|drain)/" },
     },
     {
       name: "core-below-components",
       severity: "error",
-      comment: "core/ is the layer below components/, policies/ and provider/: it imports none of them.",
+      comment:
+        "core/ is the layer below components/, policies/ and provider/: it imports none of them, nor the drains.",
       from: { path: "^core/" },
-      to: { path: "^(components|policies|provider)/" },
+      to: { path: "^(components|policies|provider|drain)/" },
     },
     {
       name: "emulator-independent",
@@ -32,7 +33,25 @@ module.exports = {
       comment:
         "The emulator is the independent check of the client (its own parser of the wire grammar): it imports nothing of the project.",
       from: { path: "^emulator/" },
-      to: { path: "^(bin|client|core|components|policies|provider|bench|test|scripts|toolchain|examples)/" },
+      to: {
+        path: "^(bin|client|drain|core|components|policies|provider|bench|test|scripts|toolchain|examples)/",
+      },
+    },
+    {
+      name: "drain-below-components",
+      severity: "error",
+      comment:
+        "drain/ (the drains, their planner and rate gates) builds on the HTTP client only: it imports no component, provider, policy or core module.",
+      from: { path: "^drain/" },
+      to: { path: "^(components|policies|provider|core|bin)/" },
+    },
+    {
+      name: "http-client-below-drain",
+      severity: "error",
+      comment:
+        "The HTTP client does not import drain/; only client/index.ts re-exports what pulumi-svc/client exported in 0.2.",
+      from: { path: "^client/", pathNot: "^client/index\\.ts$" },
+      to: { path: "^drain/" },
     },
     {
       name: "bench-apart-from-test",

@@ -1,5 +1,5 @@
 /**
- * 5. Explicit dlqIds: `SvcClient.resumeByIds` of 10,000 IDs (200 batches of 50) with 4 and 8
+ * 5. Explicit dlqIds: `DrainClient.resumeByIds` of 10,000 IDs (200 batches of 50) with 4 and 8
  * batches in flight against the sequential path (concurrency 1), the emulator adding 20 ms of
  * latency to every request. The DLQ is re-seeded and the IDs listed before every trial (untimed).
  */

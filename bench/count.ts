@@ -8,7 +8,7 @@
  * Counted twice: by the emulator's request log and by the provider's `requestCount` output. A
  * count, not a timing.
  */
-import { requestAllowance } from "../client/windows";
+import { requestAllowance } from "../drain/windows";
 import { DlqRecoveryProvider } from "../components/providers/dlqRecovery";
 import { CREDS, startEmulatorProcess, type EmulatorProcess } from "./lib/emulator";
 import { benchMain } from "./lib/main";

@@ -2,7 +2,7 @@
  * 3. Drain throughput: a DlqRecovery drain of 10,000 entries (`DlqRecoveryProvider.create` with
  * `all: true`, called in-process, log silenced) against the floor: the same 200 sequential
  * requests (50 runs each, following the cursor) sent with bare undici on a fresh keep-alive pool.
- * `SvcClient.drain` alone and the provider with its run log on are measured alongside, to tell
+ * `DrainClient.drain` alone and the provider with its run log on are measured alongside, to tell
  * where any difference comes from. The DLQ is reset and re-seeded before every trial (untimed).
  */
 import * as fs from "node:fs";
@@ -93,7 +93,7 @@ function pushRows(r: BenchResult, s: Record<Variant, DrainStats>, emuCpu: number
   });
   r.rows.push({
     measurement: "same, the client alone, wall time",
-    subjectLabel: "SvcClient.drain",
+    subjectLabel: "DrainClient.drain",
     subject: s.clientDrain.wall,
     baselineLabel: "floor",
     baseline: s.bare.wall,

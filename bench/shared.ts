@@ -1,5 +1,5 @@
 /**
- * 9 (shared budget). A windowed drain when the account is shared: `SvcClient.drainWindows`
+ * 9 (shared budget). A windowed drain when the account is shared: `DrainClient.drainWindows`
  * against the emulator (free plan, 100 requests per second enforced, 50 ms latency) while the
  * emulator simulates another client that uses 40 of every second's 100 requests, spread over the
  * second. Compared with the bound of the share the other client leaves, ceil(N/50)/(100 − 40) s,

@@ -1,5 +1,5 @@
 /**
- * 9. Windowed drain at the account's rate limit (issues 14, 19 and 27): `SvcClient.drainWindows`
+ * 9. Windowed drain at the account's rate limit (issues 14, 19 and 27): `DrainClient.drainWindows`
  * against the emulator with 50 ms of latency and 100 requests per second enforced, on what users
  * run (`bench/windowScenarios.ts`): failures evenly over the last 3 days, all within the last
  * hour, a 30-minute outage given by `fromDate`/`toDate`, a one-second outage 2 hours ago, three
@@ -23,7 +23,7 @@
  */
 import { request } from "undici";
 import { DEFAULT_WINDOW_CONCURRENCY, RateGateRegistry, SvcClient, type DlqSelection } from "../client";
-import { requestAllowance } from "../client/windows";
+import { requestAllowance } from "../drain/windows";
 import { CREDS, startEmulatorProcess, type EmulatorProcess } from "./lib/emulator";
 import { benchMain } from "./lib/main";
 import { result, type BenchResult } from "./lib/result";

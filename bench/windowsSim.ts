@@ -18,12 +18,12 @@
  * It is optimistic against the real bench: no HTTP, no event-loop load, and no jitter in latency
  * unless `--jitter ms` adds 0 to ms − 1 ms (seeded) to every request.
  */
-import { RateGate } from "../client/rateGate";
+import { RateGate } from "../drain/rateGate";
 import type { CallState } from "../client/request";
 import type { ResumePage } from "../client";
-import type { DrainWindow } from "../client/types";
-import { DEFAULT_WINDOW_CONCURRENCY, drainWindows } from "../client/windowDrain";
-import { DEFAULT_WINDOW_ALLOWANCE, requestAllowance } from "../client/windows";
+import type { DrainWindow } from "../drain/types";
+import { DEFAULT_WINDOW_CONCURRENCY, drainWindows } from "../drain/windowDrain";
+import { DEFAULT_WINDOW_ALLOWANCE, requestAllowance } from "../drain/windows";
 import { FakeDlq, VirtualClock } from "./lib/windowSim";
 import { benchMain } from "./lib/main";
 import { mulberry32 } from "../emulator/prng";

@@ -1,39 +1,21 @@
-// size: one class, the public surface of every resume mode (one page, cursor drain, windowed drain, by IDs) and the account read, each method delegating to its own module
 /**
- * {@link SvcClient}: the typed client of the svc resume and account APIs.
+ * {@link SvcClient}: the typed HTTP client of the svc resume and account APIs: one resume request
+ * and the account read. The drains that send many requests (cursor, windows, by IDs) are in
+ * `drain/`, whose `DrainClient` adds them to this class.
  *
  * @packageDocumentation
  */
-import { DrainError, SvcError } from "./errors";
-import { resumeBatches } from "./batches";
-import { PartialFailure, drainPages, withPartialProgress } from "./drain";
-import {
-  selectionProblems,
-  throwIfProblems,
-  usernameProblem,
-  type DlqSelection,
-  type ResumeOverrides,
-} from "./contract";
+import { SvcError } from "./errors";
+import { usernameProblem, type DlqSelection, type ResumeOverrides } from "./contract";
+import { resumeQuery } from "./query";
 import { overrideHeaders } from "./headers";
-import { resumeQuery, selectionQuery, validateSelection } from "./query";
-import { accountRateGates, capped } from "./rateGate";
-import { OPEN_GATE, spacingGate, type RequestGate } from "./requestSpacing";
+import { OPEN_GATE, type RequestGate } from "./requestSpacing";
 import { Redactor } from "./redact";
 import { RequestRunner, type CallState } from "./request";
 import { resolveRetryPolicy, type ResponseHeaders } from "./retry";
 import { resolveEndpoint, Transport } from "./transport";
-import type {
-  AccountRecord,
-  DrainOptions,
-  DrainResult,
-  DrainWindowsOptions,
-  ResumeByIdsOptions,
-  ResumePage,
-  SvcClientOptions,
-} from "./types";
+import type { AccountRecord, ResumePage, SvcClientOptions } from "./types";
 import { validateAccountRecord, validateResumePage } from "./validate";
-import { drainWindows, type WindowDrainProgress } from "./windowDrain";
-import { windowSelection } from "./windows";
 
 /** Path of the bulk-resume endpoint under `baseUrl`. */
 export const RESUME_PATH = "/v2/workflows/dlq/resume";
@@ -54,17 +36,17 @@ const USER_AGENT = "pulumi-svc-client/0.1";
  * @example
  * ```ts
  * const client = new SvcClient({ baseUrl: "http://127.0.0.1:4000", token });
- * const { runs, ambiguousRequests } = await client.drain({ fromDate: 0 }, { retries: 3 });
+ * const page = await client.resumeDlq({ fromDate: 0 }, { retries: 3 });
  * await client.close();
  * ```
  */
 export class SvcClient {
-  private readonly options: SvcClientOptions;
+  protected readonly options: SvcClientOptions;
   private readonly transport: Transport;
   private readonly runner: RequestRunner;
   private readonly redactor: Redactor;
-  private readonly sleep: (ms: number) => Promise<void>;
-  private readonly now: () => number;
+  protected readonly sleep: (ms: number) => Promise<void>;
+  protected readonly now: () => number;
 
   /**
    * @param options - endpoints, credentials, timeouts, retry policy and test hooks
@@ -169,129 +151,6 @@ export class SvcClient {
     );
   }
 
-  /**
-   * Resumes every entry matching `selection`, following the cursor until the service reports
-   * no more. `onPage` is awaited after every page, so the caller can checkpoint `cursor`.
-   *
-   * @throws DrainError (an SvcError) with `partial` — the runs resumed so far, counts and the
-   * cursor to continue from — when a request, `onPage` or the signal stops the drain, and
-   * `SVC_CURSOR_LOOP` when the cursor repeats, pages stay empty, or `maxRequests` is exceeded
-   */
-  async drain(
-    selection: DlqSelection,
-    overrides?: ResumeOverrides,
-    opts: DrainOptions = {},
-  ): Promise<DrainResult> {
-    // The selection and the overrides are validated once per drain, not on every page.
-    const query = selectionQuery(selection);
-    overrideHeaders(overrides);
-    const prepare = this.preparedOnce(overrides);
-    return withPartialProgress("the drain", () =>
-      drainPages(
-        (cursor, state) =>
-          this.resumeOnce(query(cursor), selection.dlqIds, prepare, state, OPEN_GATE, opts.signal),
-        opts,
-      ),
-    );
-  }
-
-  /**
-   * Resumes the given DLQ IDs in batches of at most 50 (duplicates removed), up to
-   * `concurrency` batches at once and at most `maxRequestsPerSecond` request starts per second
-   * (retries included), through the account's shared `gate` when one is given. Runs are
-   * returned in batch order. A batch the service answers "not found" (404) is narrowed to the IDs
-   * it does not find (`notFoundDlqIds`), every other ID resumed; a batch answered with fewer runs
-   * than IDs is reported in `shortBatches` and not resent; `maxRuns` stops at a cap
-   * (`stoppedAtMaxRuns`, the IDs not sent in `remainingDlqIds`). See `batches.ts`.
-   *
-   * @throws DrainError with `partial` (including `remainingDlqIds`) when a batch fails (batches
-   * already in flight are allowed to finish first), or `SVC_NOT_FOUND` when batches were still
-   * answered 404 after `maxNotFound` IDs had been found missing
-   */
-  async resumeByIds(
-    ids: string[],
-    overrides?: ResumeOverrides,
-    opts: ResumeByIdsOptions = {},
-  ): Promise<DrainResult> {
-    // Every ID is checked once here (a repeat is dropped, not refused); each batch is then a
-    // selection of valid IDs and is not validated again.
-    if (Array.isArray(ids) && ids.length > 0) {
-      throwIfProblems(selectionProblems({ dlqIds: [...new Set(ids)] }, { maxDlqIds: Infinity }));
-    }
-    overrideHeaders(overrides);
-    const shared = opts.gate;
-    const gate: RequestGate = shared
-      ? capped(() => shared.acquire(), opts.maxRequestsPerSecond, this.now, this.sleep)
-      : opts.maxRequestsPerSecond === undefined
-        ? OPEN_GATE
-        : spacingGate(opts.maxRequestsPerSecond, this.now, this.sleep);
-    const observe = shared
-      ? (status: number, headers: ResponseHeaders): void => shared.observe(status, headers)
-      : undefined;
-    const prepare = this.preparedOnce(overrides);
-    return withPartialProgress("the resume of the DLQ IDs", () =>
-      resumeBatches(
-        ids,
-        (dlqIds, cursor, state) =>
-          this.resumeOnce(
-            selectionQuery({ dlqIds }, { trusted: true })(cursor),
-            dlqIds,
-            prepare,
-            state,
-            gate,
-            opts.signal,
-            observe,
-          ),
-        opts,
-      ),
-    );
-  }
-
-  /**
-   * Resumes every entry matching `selection` (filters or `{}` for all) in parallel failure-time
-   * windows, as fast as the account's rate gate allows (see `client/windowDrain.ts`): every
-   * entry once, at most 50 runs a request, requests within ceil(N/50) + 4 up to 2,500 entries, 1.10 × ceil(N/50) + 4 above.
-   * `concurrency: 1` is the sequential drain of {@link drain}. `onPage` gets the state to
-   * continue from after every page; pass it back as `state` to continue a cut-off drain.
-   *
-   * @throws DrainError with `partial` (including `windowState`) when a request, `onPage` or the
-   * signal stops the drain; requests in flight finish and are counted first
-   */
-  async drainWindows(
-    selection: DlqSelection,
-    overrides?: ResumeOverrides,
-    opts: DrainWindowsOptions = {},
-  ): Promise<WindowDrainProgress> {
-    validateSelection(selection);
-    overrideHeaders(overrides);
-    const prepare = this.preparedOnce(overrides);
-    const gate =
-      opts.gate ??
-      accountRateGates.forAccount(this.options.baseUrl ?? "", this.options.token ?? "", opts.accountLimit);
-    const acquire = capped(() => gate.acquire(), opts.maxRequestsPerSecond, this.now, this.sleep);
-    const observe = (status: number, headers: ResponseHeaders): void => gate.observe(status, headers);
-    try {
-      return await drainWindows(
-        selection,
-        (window, cursor, state) =>
-          this.resumeOnce(
-            selectionQuery(windowSelection(selection, window), { trusted: true })(cursor),
-            selection.dlqIds,
-            prepare,
-            state,
-            acquire,
-            opts.signal,
-            observe,
-          ),
-        gate,
-        { now: this.now, ...opts },
-      );
-    } catch (error) {
-      if (error instanceof PartialFailure) throw DrainError.wrap(error.error, error.progress, "the drain");
-      throw error;
-    }
-  }
-
   /** Closes the connection pools the client opened (an injected dispatcher is left open). */
   async close(): Promise<void> {
     await this.transport.close();
@@ -318,19 +177,22 @@ export class SvcClient {
     };
   }
 
-  /** A getter that prepares on first use (inside the loop, so errors carry partial progress). */
-  private preparedOnce(overrides: ResumeOverrides | undefined): () => PreparedResume {
+  /**
+   * A getter that prepares on first use (inside a drain's loop, so errors carry its partial
+   * progress). For the drains of `drain/`.
+   */
+  protected preparedOnce(overrides: ResumeOverrides | undefined): () => PreparedResume {
     let prepared: PreparedResume | undefined;
     return () => (prepared ??= this.prepareResume(overrides));
   }
 
   /**
-   * Sends one resume request.
+   * Sends one resume request, retried within `state`, paced by `gate`. For the drains of `drain/`.
    *
    * @param query - the query string, built from a validated selection
    * @param dlqIds - the request's DLQ IDs, when it selects by ID
    */
-  private async resumeOnce(
+  protected async resumeOnce(
     query: string,
     dlqIds: readonly string[] | undefined,
     prepare: () => PreparedResume,
@@ -399,7 +261,7 @@ export class SvcClient {
 }
 
 /** The endpoint and headers shared by the requests of one resume operation. */
-interface PreparedResume {
+export interface PreparedResume {
   endpoint: ReturnType<typeof resolveEndpoint>;
   headers: Record<string, string>;
 }

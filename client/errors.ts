@@ -1,10 +1,9 @@
 /**
- * The client's one error type, {@link SvcError}, its stable codes, and {@link DrainError}
- * which adds the partial progress of a multi-request operation.
+ * The client's one error type, {@link SvcError}, and its stable codes (a drain's `DrainError`, in
+ * `drain/errors.ts`, adds the partial progress of a multi-request operation).
  *
  * @packageDocumentation
  */
-import type { DrainProgress } from "./types";
 
 /**
  * Stable error codes. Code against these, not against messages.
@@ -133,69 +132,6 @@ export class SvcError extends Error {
     out.ambiguous = this.ambiguous;
     if (this.cause !== undefined) out.cause = describeCause(this.cause);
     return out;
-  }
-}
-
-/**
- * A failure in the middle of {@link SvcClient.drain} or {@link SvcClient.resumeByIds}.
- * `partial` holds everything that was resumed before the failure. The code, status and
- * HTTP context are those of the underlying failure, which is also the `cause`.
- */
-export class DrainError extends SvcError {
-  /** What was done before the failure: the runs, counts, and where to continue. */
-  readonly partial: DrainProgress;
-
-  /**
-   * @param code - stable error code (usually that of the cause)
-   * @param message - credential-free message
-   * @param partial - progress made before the failure
-   * @param details - HTTP context
-   */
-  constructor(code: SvcErrorCode, message: string, partial: DrainProgress, details: SvcErrorDetails = {}) {
-    super(code, message, details);
-    this.name = "DrainError";
-    this.partial = partial;
-  }
-
-  /**
-   * Wraps a failure that happened mid-drain, keeping the underlying code and HTTP context.
-   *
-   * @param error - the failure (an {@link SvcError}, or anything thrown by a callback)
-   * @param partial - progress made before the failure
-   * @param what - the operation, e.g. `"the drain"`
-   */
-  static wrap(error: unknown, partial: DrainProgress, what: string): DrainError {
-    const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
-    const lost =
-      partial.ambiguousRequests > 0
-        ? `; ${plural(partial.ambiguousRequests, "request")} lost an answer and may have resumed runs not counted`
-        : "";
-    const summary =
-      `${what} stopped after ${plural(partial.requestCount, "request")} that resumed ` +
-      `${plural(partial.resumedCount, "run")}${lost}; resumed entries have left the DLQ, ` +
-      "so continuing resumes none of them twice";
-    if (error instanceof SvcError) {
-      return new DrainError(error.code, `${error.message} (${summary})`, partial, {
-        status: error.status,
-        serviceMessage: error.serviceMessage,
-        method: error.method,
-        url: error.url,
-        retryable: error.retryable,
-        ambiguous: error.ambiguous,
-        attempts: error.attempts,
-        dailyLimit: error.dailyLimit,
-        resetAt: error.resetAt,
-        cause: error,
-      });
-    }
-    return new DrainError("SVC_CALLBACK_FAILED", `The onPage callback threw (${summary})`, partial, {
-      cause: error,
-    });
-  }
-
-  /** @inheritDoc */
-  override toJSON(): Record<string, unknown> {
-    return { ...super.toJSON(), partial: this.partial };
   }
 }
 

@@ -1,11 +1,13 @@
 /**
- * Typed HTTP client of the svc bulk-resume and account APIs.
+ * Typed HTTP client of the svc bulk-resume and account APIs. The drains (cursor, windows, by IDs),
+ * the rate gates and the planner are in `pulumi-svc/drain`; what of them this entry point
+ * exported in 0.2 is re-exported at the end, so that code written for 0.2 keeps working.
  *
  * @packageDocumentation
  */
 import "./requireNode"; // first: one clear error on a Node.js older than 22.19
-export { SvcClient, RESUME_PATH, ACCOUNT_PATH } from "./SvcClient";
-export { SvcError, DrainError, isSvcError } from "./errors";
+export { RESUME_PATH, ACCOUNT_PATH } from "./SvcClient";
+export { SvcError, isSvcError } from "./errors";
 export type { SvcErrorCode, SvcErrorDetails } from "./errors";
 export {
   flowControlHeaderValue,
@@ -26,22 +28,6 @@ export type {
 } from "./accountRecord";
 export { DEFAULT_RETRY_POLICY, parseRetryAfter, parseRateLimitReset, parseRateLimitHeaders } from "./retry";
 export type { RateLimitHeaders } from "./retry";
-export { RateGate, RateGateRegistry, accountRateGates, accountKey, CAUTIOUS_START_RATE } from "./rateGate";
-export type { RateGateOptions, RateGateStats } from "./rateGate";
-export { drainWindows, DEFAULT_WINDOW_CONCURRENCY } from "./windowDrain";
-export type { WindowStep, WindowDrainProgress } from "./windowDrain";
-export {
-  DEFAULT_HORIZON_MS,
-  DEFAULT_WINDOW_ALLOWANCE,
-  WINDOW_OVERHEAD,
-  DAILY_LIMIT_SHARE,
-  LARGE_DRAIN_CREDIT,
-  SMALL_DRAIN_RUNS,
-  MAX_SAVED_WINDOWS,
-  requestAllowance,
-  windowAllowance,
-  validateWindowState,
-} from "./windows";
 export { isLoopbackHost } from "./transport";
 export {
   DURATION_UNITS,
@@ -78,10 +64,46 @@ export type { FormatValueOptions } from "./messageText";
 export { formatValue as show } from "./messageText";
 /** @deprecated Since 0.3.0: renamed {@link FormatValueOptions}. */
 export type { FormatValueOptions as ShowOptions } from "./messageText";
-export { DEFAULT_MAX_EMPTY_PAGES, DEFAULT_CONCURRENCY, MAX_NOT_FOUND_NARROWED } from "./drain";
+export type {
+  AccountRecord,
+  ResumedRun,
+  ResumePage,
+  RetryEvent,
+  RetryPolicy,
+  SvcClientOptions,
+} from "./types";
+
+// Re-exported from `pulumi-svc/drain` for code written for 0.2: import them from there.
+/** The HTTP client with the drains: `DrainClient` of `pulumi-svc/drain`. */
+export { DrainClient as SvcClient } from "../drain/DrainClient";
+export { DrainError } from "../drain/errors";
+/** @deprecated Since 0.3.0: import it from `pulumi-svc/drain`. */
+export { drainWindows } from "../drain/windowDrain";
+/** @deprecated Since 0.3.0: import it from `pulumi-svc/drain`. */
+export { RateGateRegistry } from "../drain/rateGate";
+/** @deprecated Since 0.3.0: import it from `pulumi-svc/drain`. */
+export { accountRateGates } from "../drain/rateGate";
+/** @deprecated Since 0.3.0: import it from `pulumi-svc/drain`. */
+export { DEFAULT_CONCURRENCY } from "../drain/cursorDrain";
+export { RateGate, accountKey, CAUTIOUS_START_RATE } from "../drain/rateGate";
+export type { RateGateOptions, RateGateStats } from "../drain/rateGate";
+export { DEFAULT_WINDOW_CONCURRENCY } from "../drain/windowDrain";
+export type { WindowStep, WindowDrainProgress } from "../drain/windowDrain";
+export {
+  DEFAULT_HORIZON_MS,
+  DEFAULT_WINDOW_ALLOWANCE,
+  WINDOW_OVERHEAD,
+  DAILY_LIMIT_SHARE,
+  LARGE_DRAIN_CREDIT,
+  SMALL_DRAIN_RUNS,
+  MAX_SAVED_WINDOWS,
+  requestAllowance,
+  windowAllowance,
+  validateWindowState,
+} from "../drain/windows";
+export { DEFAULT_MAX_EMPTY_PAGES, MAX_NOT_FOUND_NARROWED } from "../drain/cursorDrain";
 export type {
   AccountGate,
-  AccountRecord,
   DrainWindow,
   DrainWindowsOptions,
   GateStatus,
@@ -96,10 +118,5 @@ export type {
   DrainResult,
   ResumeBatchEvent,
   ResumeByIdsOptions,
-  ResumedRun,
-  ResumePage,
-  RetryEvent,
   ShortBatch,
-  RetryPolicy,
-  SvcClientOptions,
-} from "./types";
+} from "../drain/types";

@@ -8,7 +8,8 @@
  * @packageDocumentation
  */
 import * as crypto from "node:crypto";
-import { SvcClient, type AccountRecord, type SvcClientOptions } from "../client";
+import type { AccountRecord, SvcClientOptions } from "../client";
+import { SvcClient } from "../client/SvcClient";
 import { ACCOUNT_SETTINGS, MissingSettingError, type Settings } from "./connection";
 import { describeOrigins, explainServiceError } from "./serviceErrors";
 

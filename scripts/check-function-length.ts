@@ -18,7 +18,15 @@ import ts from "typescript";
 export const MAX_FUNCTION_LINES = 80;
 
 /** The folders the check covers by default. */
-export const PRODUCT_FOLDERS = ["components", "client", "core", "policies", "provider", "emulator"] as const;
+export const PRODUCT_FOLDERS = [
+  "components",
+  "client",
+  "drain",
+  "core",
+  "policies",
+  "provider",
+  "emulator",
+] as const;
 
 /**
  * The tooling folders the check covers too: the code that builds, runs and measures the product

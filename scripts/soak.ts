@@ -12,7 +12,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import * as fs from "node:fs";
 import { startEmulator, type RunningEmulator } from "../emulator";
-import { accountRateGates } from "../client";
+import { accountRateGates } from "../drain";
 import { DlqRecoveryProvider } from "../components/providers/dlqRecovery";
 import { PartialStateError } from "../components/providers/engineProtocol";
 import type { DlqRecoveryInputs, DlqRecoveryOutputs } from "../components/providers/dlqRecoveryInputs";

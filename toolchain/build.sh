@@ -42,7 +42,9 @@ mkdir -p "$TC"
 
 sources_hash() {
   {
-    find bin core components client emulator policies provider -type f \( -name '*.ts' -o -name '*.json' -o -name '*.yaml' -o -name 'pulumi-resource-*' \) ! -name '*.test.ts' -print0 |
+    # The folders tsc compiles: tsconfig.build.json's `include`, read from it (one list).
+    # shellcheck disable=SC2046
+    find $("$NODE" -p 'require("./tsconfig.build.json").include.join(" ")') -type f \( -name '*.ts' -o -name '*.json' -o -name '*.yaml' -o -name 'pulumi-resource-*' \) ! -name '*.test.ts' -print0 |
       LC_ALL=C sort -z | xargs -0 sha256sum
     sha256sum tsconfig.json tsconfig.build.json package-lock.json
   } | sha256sum | cut -c1-16

@@ -30,7 +30,7 @@ export async function bareResume(pool: Pool, query = ""): Promise<string> {
 
 /**
  * A bare drain: sequential requests following the cursor until the service returns none
- * (the same requests on the wire as `SvcClient.drain` with no filter). Returns
+ * (the same requests on the wire as `DrainClient.drain` with no filter). Returns
  * [requests, runs resumed].
  */
 export async function bareDrain(pool: Pool): Promise<[number, number]> {

@@ -6,7 +6,7 @@
  */
 import { SvcError, type ResumePage } from "../../client";
 import type { CallState } from "../../client/request";
-import type { DrainWindow } from "../../client/types";
+import type { DrainWindow } from "../../drain/types";
 import { mulberry32 } from "../../emulator/prng";
 
 /** A whole-second unix-ms instant used as "now" by the fixtures. */

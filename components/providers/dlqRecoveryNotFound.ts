@@ -7,7 +7,7 @@
  * @packageDocumentation
  */
 import "../../client/requireNode"; // first: one clear error on a Node.js older than 22.19
-import { MAX_NOT_FOUND_NARROWED, type DrainProgress, type ShortBatch } from "../../client";
+import { MAX_NOT_FOUND_NARROWED, type DrainProgress, type ShortBatch } from "../../drain";
 import { formatValue } from "../../client/messageText";
 import {
   NOT_FOUND_IDS_KEPT,

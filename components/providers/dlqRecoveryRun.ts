@@ -6,18 +6,16 @@
  * complete ones, or the partial state a cut-off drain continues from.
  */
 import "../../client/requireNode"; // first: one clear error on a Node.js older than 22.19
+import { MAX_RUNS_PER_REQUEST, overrideHeaders, type ResumedRun } from "../../client";
 import {
+  DrainClient,
   DrainError,
-  SvcClient,
-  MAX_RUNS_PER_REQUEST,
-  overrideHeaders,
   type RateGate,
   type RateGateRegistry,
   type DrainProgress,
   type DrainWindow,
-  type ResumedRun,
   type WindowDrainState,
-} from "../../client";
+} from "../../drain";
 import type { AccountLimits } from "../../core/accountClient";
 import type { Resolved } from "../../core/connection";
 import { describeOrigins, explainServiceError, nextStep } from "../../core/serviceErrors";
@@ -91,7 +89,7 @@ export interface DrainJob {
 export async function runDrainJob(job: DrainJob, deps: DrainDeps): Promise<DlqRecoveryOutputs> {
   const { inputs, baseUrl: url, token } = job;
   const run = new DrainRun(deps, job.id, inputs, job.previous, job.skipDlqIds, job.savedRunLogMark);
-  const client = new SvcClient({
+  const client = new DrainClient({
     baseUrl: url,
     token: token.value,
     allowInsecureHttp: inputs.allowInsecureHttp === true,
@@ -106,7 +104,7 @@ export async function runDrainJob(job: DrainJob, deps: DrainDeps): Promise<DlqRe
 
 /** The connection of a drain, as `dlqRecovery.ts` sets it up. */
 export interface DrainConnection {
-  client: SvcClient;
+  client: DrainClient;
   /** The account's rate gate, shared by every drain of the account in the process. */
   gate: RateGate;
   /** The account's limits, when read. */

@@ -19,7 +19,8 @@
  * strings the service handed out, stored as received.
  */
 import "../../client/requireNode"; // first: one clear error on a Node.js older than 22.19
-import { SvcError, validateWindowState, type DlqSelection, type WindowDrainState } from "../../client";
+import { SvcError, type DlqSelection } from "../../client";
+import { validateWindowState, type WindowDrainState } from "../../drain";
 
 function invalid(message: string): SvcError {
   return new SvcError("SVC_INVALID_ARGUMENT", message);

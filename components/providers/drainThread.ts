@@ -19,7 +19,7 @@
 import "../../client/requireNode"; // first: one clear error on a Node.js older than 22.19
 import * as path from "node:path";
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
-import { RateGateRegistry } from "../../client";
+import { RateGateRegistry } from "../../drain";
 import { recoveryLabel, type DlqRecoveryOutputs } from "./dlqRecoveryInputs";
 import { runDrainJob, type DrainDeps, type DrainJob } from "./dlqRecoveryRun";
 import { crossingError, rebuiltError, type CrossingError } from "./engineProtocol";

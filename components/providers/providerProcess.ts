@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-import { RateGateRegistry } from "../../client";
+import { RateGateRegistry } from "../../drain";
 import { AccountLimitsCache } from "../../core/accountClient";
 import { DrainThread } from "./drainThread";
 

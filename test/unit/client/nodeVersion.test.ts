@@ -21,6 +21,7 @@ const ROOT = path.resolve(__dirname, "../../..");
 const ENTRY_POINTS = [
   "dist/components/index.js", // pulumi-svc
   "dist/client/index.js", // pulumi-svc/client
+  "dist/drain/index.js", // pulumi-svc/drain
   ...fs
     .readdirSync(path.join(ROOT, "components", "providers"))
     .filter((f) => f.endsWith(".ts"))

@@ -1,6 +1,6 @@
 /**
  * The DlqRecovery provider's windowed drain (the default for filter and `all` selections): how
- * its inputs and outputs map to `SvcClient.drainWindows` and `resumeByIds`: the saved window
+ * its inputs and outputs map to `DrainClient.drainWindows` and `resumeByIds`: the saved window
  * state and the continuation from it, the progress lines, the account's rate gate shared by
  * every drain of the process, and `concurrency: 1` as the sequential drain.
  */

@@ -115,6 +115,28 @@ describe("the layer rules (npm run check: dependency-cruiser)", () => {
     assert.match(output, /bench-apart-from-test: bench\/sim\.ts/);
   });
 
+  it("fails when drain/ imports from components/", () => {
+    writeTree(dir, {
+      "components/providers/run.ts": "export const R = 1;\n",
+      "drain/windowDrain.ts": 'import { R } from "../components/providers/run";\nexport const w = R;\n',
+    });
+    const { status, output } = checkLayout(dir);
+    assert.equal(status, 1, output);
+    assert.match(output, /drain-below-components: drain\/windowDrain\.ts/);
+  });
+
+  it("fails when the HTTP client imports drain/; its index may re-export from it", () => {
+    writeTree(dir, {
+      "drain/rateGate.ts": "export const G = 1;\n",
+      "client/request.ts": 'import { G } from "../drain/rateGate";\nexport const r = G;\n',
+      "client/index.ts": 'export { G } from "../drain/rateGate";\n',
+    });
+    const { status, output } = checkLayout(dir);
+    assert.equal(status, 1, output);
+    assert.match(output, /http-client-below-drain: client\/request\.ts/);
+    assert.doesNotMatch(output, /client\/index\.ts/, "the index's re-export is allowed");
+  });
+
   it("passes policies/ and components/ that import core/ and client/", () => {
     writeTree(dir, {
       "client/index.ts": "export const C = 1;\n",
@@ -122,6 +144,8 @@ describe("the layer rules (npm run check: dependency-cruiser)", () => {
       "components/Account.ts": 'import { T } from "../core/tokens";\nexport const A = T;\n',
       "policies/pack.ts":
         'import { T } from "../core/tokens";\nimport { C } from "../client";\nexport const p = T + C;\n',
+      "drain/windowDrain.ts": 'import { C } from "../client";\nexport const w = C;\n',
+      "components/providers/run.ts": 'import { w } from "../../drain/windowDrain";\nexport const r = w;\n',
     });
     const { status, output } = checkLayout(dir);
     assert.equal(status, 0, output);

@@ -23,8 +23,8 @@
  *
  * @packageDocumentation
  */
-import { SvcError } from "./errors";
-import { MAX_RUNS_PER_REQUEST, type DlqSelection } from "./contract";
+import { SvcError } from "../client/errors";
+import { MAX_RUNS_PER_REQUEST, type DlqSelection } from "../client/contract";
 import type { DrainWindow, OpenWindow, WindowDrainState } from "./types";
 
 /** Window budget: the share of requests beyond ceil(N/50) a drain may spend on windows. */

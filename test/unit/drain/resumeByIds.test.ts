@@ -2,7 +2,7 @@ import { strict as assert } from "node:assert";
 import { errors } from "undici";
 import { DrainError, SvcError, type ResumeBatchEvent } from "../../../client";
 import { spacingGate } from "../../../client/requestSpacing";
-import { harness, json, rejection, resumePath, seen, type Harness } from "./helpers";
+import { harness, json, rejection, resumePath, seen, type Harness } from "../client/helpers";
 
 /** Virtual time: timers fire one per macrotask in time order, so sleepers act in time order. */
 function virtualClock() {
@@ -55,7 +55,7 @@ function echoRuns(h: Harness, onRequest?: (batch: string[]) => void | Promise<vo
   return batches;
 }
 
-describe("client/SvcClient.resumeByIds", () => {
+describe("client/DrainClient.resumeByIds", () => {
   let h: Harness;
   afterEach(() => h?.close());
 

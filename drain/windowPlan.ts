@@ -48,8 +48,8 @@
  *
  * @packageDocumentation
  */
-import { CursorChain } from "./drain";
-import { MAX_RUNS_PER_REQUEST, type DlqSelection } from "./contract";
+import { CursorChain } from "./cursorDrain";
+import { MAX_RUNS_PER_REQUEST, type DlqSelection } from "../client/contract";
 import type { DrainWindow, OpenWindow, WindowDrainState } from "./types";
 import {
   SMALL_DRAIN_RUNS,

@@ -7,7 +7,7 @@ import {
   accountKey,
   parseRateLimitHeaders,
 } from "../../../client";
-import { capped } from "../../../client/rateGate";
+import { capped } from "../../../drain/rateGate";
 import { serverWaitHint } from "../../../client/retry";
 import { VirtualClock } from "../../../bench/lib/windowSim";
 

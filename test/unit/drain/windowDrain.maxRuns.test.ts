@@ -4,8 +4,8 @@
  * continue from, and a continuation without the cap resumes the rest, each entry once.
  */
 import { strict as assert } from "node:assert";
-import { drainWindows } from "../../../client/windowDrain";
-import type { UnpacedWindowDrainOptions } from "../../../client/types";
+import { drainWindows } from "../../../drain/windowDrain";
+import type { UnpacedWindowDrainOptions } from "../../../drain/types";
 import { DAY, DISTRIBUTIONS, FakeDlq, VirtualClock, prng } from "../../../bench/lib/windowSim";
 
 function setup(times: number[], seed = 7): { dlq: FakeDlq; clock: VirtualClock } {

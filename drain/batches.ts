@@ -13,12 +13,19 @@
  *
  * @packageDocumentation
  */
-import { DEFAULT_CONCURRENCY, MAX_NOT_FOUND_NARROWED, PartialFailure, checkCount, drainPages } from "./drain";
-import { SvcError } from "./errors";
-import { MAX_RUNS_PER_REQUEST } from "./contract";
+import {
+  DEFAULT_CONCURRENCY,
+  MAX_NOT_FOUND_NARROWED,
+  PartialFailure,
+  checkCount,
+  drainPages,
+} from "./cursorDrain";
+import { SvcError } from "../client/errors";
+import { MAX_RUNS_PER_REQUEST } from "../client/contract";
 import { TaskPool, type Outcome } from "./pool";
-import type { CallState } from "./request";
-import type { DrainProgress, ResumeBatchEvent, ResumeByIdsOptions, ResumePage, ShortBatch } from "./types";
+import type { CallState } from "../client/request";
+import type { ResumePage } from "../client/types";
+import type { DrainProgress, ResumeBatchEvent, ResumeByIdsOptions, ShortBatch } from "./types";
 
 /** Sends one batch of DLQ IDs, continuing after `cursor` (normally `undefined`). */
 export type BatchStep = (
@@ -276,7 +283,7 @@ export async function resumeBatches(
   step: BatchStep,
   opts: Omit<ResumeByIdsOptions, "maxRequestsPerSecond"> = {},
 ): Promise<DrainProgress> {
-  // Each ID's grammar is checked by the caller (`SvcClient.resumeByIds`, contract.ts).
+  // Each ID's grammar is checked by the caller (`DrainClient.resumeByIds`, contract.ts).
   if (!Array.isArray(ids)) throw new SvcError("SVC_INVALID_ARGUMENT", "`ids` must be an array of strings");
   checkCount(opts.concurrency, "concurrency", 1);
   checkCount(opts.maxNotFound, "maxNotFound", 0);

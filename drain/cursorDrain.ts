@@ -5,9 +5,11 @@
  *
  * @packageDocumentation
  */
-import { DrainError, SvcError } from "./errors";
-import type { CallState } from "./request";
-import type { DrainOptions, DrainProgress, DrainResult, ResumedRun, ResumePage } from "./types";
+import { SvcError } from "../client/errors";
+import { DrainError } from "./errors";
+import type { CallState } from "../client/request";
+import type { ResumedRun, ResumePage } from "../client/types";
+import type { DrainOptions, DrainProgress, DrainResult } from "./types";
 
 /** Consecutive pages that carry a cursor but no runs before a drain counts as endless. */
 export const DEFAULT_MAX_EMPTY_PAGES = 3;

@@ -6,8 +6,8 @@
 import { strict as assert } from "node:assert";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { WindowDrainState } from "../../../client/types";
-import { drainWindows } from "../../../client/windowDrain";
+import type { WindowDrainState } from "../../../drain/types";
+import { drainWindows } from "../../../drain/windowDrain";
 import { DAY, DISTRIBUTIONS, FakeDlq, VirtualClock, prng } from "../../../bench/lib/windowSim";
 
 interface SavedCase {

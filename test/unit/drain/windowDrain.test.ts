@@ -1,11 +1,11 @@
 // size: the runner driven over whole drains by a fake clock, one group per behaviour (cursor, windows, cut-off, cancel); each group shares the fake service set up at the top
 import { strict as assert } from "node:assert";
 import { SvcError, type ResumePage } from "../../../client";
-import { PartialFailure, drainPages } from "../../../client/drain";
+import { PartialFailure, drainPages } from "../../../drain/cursorDrain";
 import type { CallState } from "../../../client/request";
-import type { DrainWindow, GateStatus, WindowDrainOptions, WindowPageEvent } from "../../../client/types";
-import { drainWindows, type WindowDrainProgress } from "../../../client/windowDrain";
-import { requestAllowance, rootWindow } from "../../../client/windows";
+import type { DrainWindow, GateStatus, WindowDrainOptions, WindowPageEvent } from "../../../drain/types";
+import { drainWindows, type WindowDrainProgress } from "../../../drain/windowDrain";
+import { requestAllowance, rootWindow } from "../../../drain/windows";
 import { DAY, DISTRIBUTIONS, FakeDlq, NOW, VirtualClock, prng } from "../../../bench/lib/windowSim";
 
 /** The allowance of the issue: ceil(N/50) + 4 up to 500 entries, 1.10 × ceil(N/50) + 24 above. */

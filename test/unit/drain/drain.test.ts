@@ -10,7 +10,7 @@ import {
   seen,
   type Harness,
   type SeenRequest,
-} from "./helpers";
+} from "../client/helpers";
 
 function drainError(e: unknown): DrainError {
   assert.ok(e instanceof DrainError, `expected DrainError, got ${String(e)}`);
@@ -21,7 +21,7 @@ function drainError(e: unknown): DrainError {
 const run = (i: number) => ({ workflowRunId: `wfr_${i}`, workflowCreatedAt: 1_000 + i });
 const runs = (from: number, n: number) => Array.from({ length: n }, (_, i) => run(from + i));
 
-describe("client/SvcClient.drain", () => {
+describe("client/DrainClient.drain", () => {
   let h: Harness;
   beforeEach(() => (h = harness()));
   afterEach(() => h.close());

@@ -31,15 +31,15 @@
 import * as crypto from "node:crypto";
 import { BurstShare } from "./burstShare";
 import { DailyBudget } from "./dailyBudget";
-import { SvcError, dailyLimitError, type SpentDailyLimit } from "./errors";
-import { spacingGate, type RequestGate } from "./requestSpacing";
+import { SvcError, dailyLimitError, type SpentDailyLimit } from "../client/errors";
+import { spacingGate, type RequestGate } from "../client/requestSpacing";
 import {
   DEFAULT_RETRY_POLICY,
   parseDailyLimitHeaders,
   parseRateLimitHeaders,
   spentUntil,
   type ResponseHeaders,
-} from "./retry";
+} from "../client/retry";
 import type { GateStatus } from "./types";
 
 /** Requests per second before anything is known about the limit. */

@@ -1,6 +1,6 @@
 // size: the planner fed answers group by group (splits, clusters, density, every distribution), each group on the helpers at the top
 /**
- * The windowed drain's planner (`client/windowPlan.ts`) on its own: no I/O, no timers. Each test
+ * The windowed drain's planner (`drain/windowPlan.ts`) on its own: no I/O, no timers. Each test
  * feeds it answers and reads its decisions; the last group drives it over whole failure-time
  * distributions with a synchronous in-memory DLQ, several requests "in flight" in turn.
  */
@@ -13,13 +13,13 @@ import {
   targetWindows,
   type PlanContext,
   type PlannedWindow,
-} from "../../../client/windowPlan";
+} from "../../../drain/windowPlan";
 import {
   DEFAULT_WINDOW_ALLOWANCE,
   requestAllowance,
   splitOpenBelow,
   windowRoom,
-} from "../../../client/windows";
+} from "../../../drain/windows";
 import { DAY, DISTRIBUTIONS, FakeDlq, NOW } from "../../../bench/lib/windowSim";
 
 const SETTINGS = { concurrency: 16, maxEmptyPages: 3, horizonMs: 3 * DAY };

@@ -21,8 +21,8 @@ import {
   windowRoom,
   validateWindowState,
   windowSelection,
-} from "../../../client/windows";
-import type { DrainWindow } from "../../../client/types";
+} from "../../../drain/windows";
+import type { DrainWindow } from "../../../drain/types";
 import { DAY, NOW } from "../../../bench/lib/windowSim";
 
 function invalidArgument(fn: () => unknown, field: RegExp): void {

@@ -1,7 +1,15 @@
 import { strict as assert } from "node:assert";
 import { DrainError, RateGate, SvcError, accountRateGates, type AccountGate } from "../../../client";
-import type { DrainWindow } from "../../../client/types";
-import { harness, json, rejection, resumePath, seen, type Harness, type SeenRequest } from "./helpers";
+import type { DrainWindow } from "../../../drain/types";
+import {
+  harness,
+  json,
+  rejection,
+  resumePath,
+  seen,
+  type Harness,
+  type SeenRequest,
+} from "../client/helpers";
 import { DAY, DISTRIBUTIONS, FakeDlq, VirtualClock } from "../../../bench/lib/windowSim";
 
 /** Serves a FakeDlq through the MockAgent, like the resume endpoint. */
@@ -33,7 +41,7 @@ function serve(
   return requests;
 }
 
-describe("client/SvcClient.drainWindows", () => {
+describe("client/DrainClient.drainWindows", () => {
   let h: Harness;
   let gate: RateGate;
   beforeEach(() => {

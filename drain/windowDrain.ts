@@ -24,17 +24,16 @@
  *
  * @packageDocumentation
  */
-import { PartialFailure, DEFAULT_MAX_EMPTY_PAGES, checkCount } from "./drain";
-import { SvcError, isSvcError } from "./errors";
-import { MAX_RUNS_PER_REQUEST, type DlqSelection } from "./contract";
-import type { CallState } from "./request";
+import { PartialFailure, DEFAULT_MAX_EMPTY_PAGES, checkCount } from "./cursorDrain";
+import { SvcError, isSvcError } from "../client/errors";
+import { MAX_RUNS_PER_REQUEST, type DlqSelection } from "../client/contract";
+import type { CallState } from "../client/request";
 import { TaskPool, type Outcome } from "./pool";
+import type { ResumedRun, ResumePage } from "../client/types";
 import type {
   DrainProgress,
   DrainWindow,
   GateStatus,
-  ResumedRun,
-  ResumePage,
   UnpacedWindowDrainOptions,
   WindowDrainState,
 } from "./types";

@@ -1,8 +1,8 @@
 import { strict as assert } from "node:assert";
 import { DrainError, RateGate, SvcError } from "../../../client";
-import { BurstShare, shareMargin } from "../../../client/burstShare";
+import { BurstShare, shareMargin } from "../../../drain/burstShare";
 import { waitInWords } from "../../../client/errors";
-import { ACCOUNT_PATH, T0, harness, json, rejection, resumePath, type Harness } from "./helpers";
+import { ACCOUNT_PATH, T0, harness, json, rejection, resumePath, type Harness } from "../client/helpers";
 import { DAY, DISTRIBUTIONS, FakeDlq } from "../../../bench/lib/windowSim";
 
 /** Next UTC midnight after T0 (2025-06-15 15:06:40 UTC). */
