@@ -46,7 +46,7 @@ import {
 } from "../../core/connection";
 import { containsUnknown } from "../../core/unknownValue";
 import {
-  DEFAULT_MAX_RECORDED_RUNS,
+  maxRecordedOf,
   RESULT_FIELDS,
   TUNING_FIELDS,
   publicInputs,
@@ -265,11 +265,6 @@ function warnVia(
   const printed = (line: string) => log(`warning: ${line}`);
   if (engine === undefined) return printed;
   return (line) => void engine(line).then((taken) => taken || printed(line));
-}
-
-/** The `maxRecordedRuns` of the inputs, or its default. */
-function maxRecordedOf(inputs: DlqRecoveryInputs): number {
-  return inputs.maxRecordedRuns ?? DEFAULT_MAX_RECORDED_RUNS;
 }
 
 /** The outputs with `resumedRuns` cut to `maxRecordedRuns` (state of an older version kept up to 1,000). */

@@ -156,6 +156,11 @@ export const RESULT_FIELDS: readonly (keyof DlqRecoveryResults | keyof DlqRecove
  */
 export const DEFAULT_MAX_RECORDED_RUNS = 10;
 export const MAX_RECORDED_RUNS_LIMIT = 10_000;
+
+/** The `maxRecordedRuns` of the inputs, or its default: the one place the default is applied. */
+export function maxRecordedOf(inputs: DlqRecoveryInputs): number {
+  return inputs.maxRecordedRuns ?? DEFAULT_MAX_RECORDED_RUNS;
+}
 /** Most IDs `notFoundDlqIds` keeps in state (`notFoundCount` counts them all). */
 export const NOT_FOUND_IDS_KEPT = 20;
 /** Upper bound of `concurrency`. */

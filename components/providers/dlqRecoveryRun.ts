@@ -20,7 +20,7 @@ import type { AccountLimits } from "../../core/accountClient";
 import type { Resolved } from "../../core/connection";
 import { describeOrigins, explainServiceError, nextStep } from "../../core/serviceErrors";
 import {
-  DEFAULT_MAX_RECORDED_RUNS,
+  maxRecordedOf,
   overridesOf,
   publicInputs,
   recoveryLabel,
@@ -153,7 +153,7 @@ export class DrainRun {
       requests: previous?.requestCount ?? 0,
       ambiguous: previous?.ambiguousRequests ?? 0,
     };
-    this.maxRecorded = inputs.maxRecordedRuns ?? DEFAULT_MAX_RECORDED_RUNS;
+    this.maxRecorded = maxRecordedOf(inputs);
     // A continued drain keeps what it recorded, within today's `maxRecordedRuns` (a state of an
     // older version may hold up to 1,000).
     this.recorded = previous ? previous.resumedRuns.slice(0, this.maxRecorded) : [];
