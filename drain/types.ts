@@ -220,6 +220,8 @@ export interface WindowPageEvent {
   windowsOpen: number;
   /** Windows with a request in flight now. */
   windowsInFlight: number;
+  /** Requests in flight at most: the `concurrency` option, or its default. */
+  concurrency: number;
   /** Requests answered per second since this call started. */
   requestsPerSecond: number;
   /** The gate's rate now (requests per second), when it limits. */

@@ -261,6 +261,7 @@ class WindowRunner {
         resumedCount,
         windowsOpen: this.setup.plan.open.length,
         windowsInFlight: this.pool.inFlight,
+        concurrency: this.setup.concurrency,
         requestsPerSecond: requestCount / Math.max((this.setup.now() - this.started) / 1000, 0.001),
         gateRatePerSecond: this.gate?.ratePerSecond,
         state: this.setup.plan.snapshot(),

@@ -292,7 +292,8 @@ export class DrainRun {
         this.progress.page({
           resumed: e.resumedCount,
           requests: e.requestCount,
-          windowsInFlight: e.windowsInFlight,
+          // Open windows are in flight or next in line at the gate, up to `concurrency` at once.
+          windowsInFlight: Math.min(e.windowsOpen, e.concurrency),
           allowedPerSecond: this.allowed(c.gate),
           daily: c.gate.dailyRequests,
         });

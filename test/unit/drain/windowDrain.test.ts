@@ -376,6 +376,7 @@ describe("client/windowDrain (scheduler)", () => {
       events.forEach((e, i) => {
         assert.equal(e.requestCount, i + 1);
         assert.ok(e.windowsOpen >= e.windowsInFlight);
+        assert.equal(e.concurrency, 16, "the option, as the drain applied it");
         assert.equal(e.state.windows.length, e.windowsOpen);
         assert.ok(JSON.stringify(e.state).length < 4096);
         for (let j = 1; j < e.state.windows.length; j++) {
