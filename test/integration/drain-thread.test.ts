@@ -140,7 +140,14 @@ describe("integration: drains in the drain thread", function () {
       () => assert.fail("the drain should have failed with its thread"),
       (e: unknown) => e,
     );
-    while (!logs.some((l) => /runs resumed/.test(l))) await new Promise((r) => setTimeout(r, 10));
+    // Lost once its run log holds runs (a progress line is printed before its runs are written).
+    const runLogDir = path.join(cwd, "svc-recovery", "thread");
+    const runLogged = () =>
+      fs.existsSync(runLogDir) &&
+      fs
+        .readdirSync(runLogDir)
+        .some((f) => f.endsWith(".jsonl") && fs.statSync(path.join(runLogDir, f)).size > 0);
+    while (!runLogged()) await new Promise((r) => setTimeout(r, 10));
     const lost = (shared.drainThread() as unknown as { worker?: Worker }).worker;
     assert.ok(lost, "the drain runs in the drain thread");
     await lost.terminate();
