@@ -135,7 +135,7 @@ describe("integration: drains in the drain thread", function () {
     emulator.setFaults({ seed: 1, latencyMs: 20, endpoints: ["resume"] });
     // One provider process: its drain thread is lost, and the next drain of the process starts another.
     const shared = new ProviderProcess();
-    const { p, logs } = provider({ providerProcess: shared });
+    const { p } = provider({ providerProcess: shared });
     const first = p.create(inputs()).then(
       () => assert.fail("the drain should have failed with its thread"),
       (e: unknown) => e,
