@@ -8,12 +8,10 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 tiers=(test/e2e test/sdk test/integration test/unit)
-jobs="${SVC_TEST_JOBS:-3}"
+jobs="${SVC_TEST_JOBS:-5}"
 case "${1:-}" in
   "") ;;
-  # Unit and integration files wait on the emulator's latency and pacing more than they compute:
-  # 5 workers on 2 cores, 51 s in two runs (3: 69 s and 72 s).
-  --fast) tiers=(test/integration test/unit) jobs="${SVC_TEST_JOBS:-5}" ;;
+  --fast) tiers=(test/integration test/unit) ;;
   *)
     printf 'scripts/test.sh: unknown argument %s (usage: test.sh [--fast])\n' "$1" >&2
     exit 2
@@ -33,8 +31,10 @@ fi
 # One mocha worker per file. The longest files first, so that none is left running alone at the
 # end (their order is the only place they are named; the rest follow in folder order). The e2e
 # files drive the real CLI (each project with its own backend, home and passphrase; emulators on
-# port 0), so files are independent. SVC_TEST_JOBS: workers (default 3 on 2 cores: the e2e files
-# wait on the CLI and the emulator part of the time; 4 measured the same: 353 s against 368 s).
+# port 0), so files are independent. SVC_TEST_JOBS: workers, default 5 on 2 cores: every file
+# waits on the CLI, the emulator's latency or its pacing part of the time. Measured on 2 cores,
+# the second npm test of a fresh clone: 3 workers 368 s, 4: 353 s, 5: 312 s, 6: 344 s; test:fast
+# with 3: 69 s and 72 s, with 5: 51 to 55 s.
 longest=(test/e2e/own-program.test.ts test/e2e/policies.test.ts test/integration/window-allowance-20000.test.ts
   test/integration/window-daily-cap.test.ts test/e2e/policy-gate.test.ts test/e2e/dlq-recovery.test.ts
   test/e2e/account.test.ts test/integration/shared-account.test.ts test/integration/window-drain.test.ts)
