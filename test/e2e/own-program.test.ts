@@ -15,6 +15,7 @@ import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { REPO_ROOT } from "../helpers/pulumi";
+import { unusedPort } from "../helpers/ports";
 
 /** The newest @pulumi/pulumi 3.x when this test was written. */
 const NEWEST_SDK = "3.270.0";
@@ -55,15 +56,6 @@ function walkthroughScript(blocks: Block[], port: number): string {
     .join("\n")
     .replace(/^SVC=.*$/m, `SVC=${JSON.stringify(REPO_ROOT)}`)
     .replaceAll(README_PORT, String(port));
-}
-
-/** A TCP port nobody listens on right now. */
-async function freePort(): Promise<number> {
-  const server = net.createServer().listen(0, "127.0.0.1");
-  await new Promise((resolve) => server.once("listening", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** The environment of a user without a `pulumi` and without PULUMI_* settings, in a HOME of its own. */
@@ -141,7 +133,7 @@ describe("e2e: your own program", function () {
       blocks.filter((b) => b.kind === "file").map((b) => (b.kind === "file" ? b.name : "")),
       ["package.json", "Pulumi.yaml", "index.ts"],
     );
-    const port = await freePort();
+    const port = await unusedPort();
     const stacksInClone = () => {
       const dir = path.join(REPO_ROOT, ".toolchain", "state", ".pulumi", "stacks");
       return fs.existsSync(dir) ? fs.readdirSync(dir).sort() : [];
@@ -197,7 +189,7 @@ describe("e2e: your own program", function () {
       blocks.map((b) => (b.kind === "file" ? b.name : b.kind)),
       ["sh", "Pulumi.yaml", "sh"],
     );
-    const port = await freePort();
+    const port = await unusedPort();
     // Automatic plugin acquisition stays on (no PULUMI_* of the tests): a download attempt would show.
     const { code, out } = await runBash(walkthroughScript(blocks, port), root, userEnv(home));
     assert.equal(code, 0, out);

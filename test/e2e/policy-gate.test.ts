@@ -13,11 +13,11 @@
  */
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
-import * as net from "node:net";
 import * as path from "node:path";
 import { startEmulator, type RunningEmulator } from "../../emulator";
 import { PulumiProject, REPO_ROOT, type CliResult } from "../helpers/pulumi";
 import { assertNoSecrets, secretForms } from "../helpers/secrets";
+import { unusedPort } from "../helpers/ports";
 
 const PACK_DIR = path.join(REPO_ROOT, "policies");
 const FREE = {
@@ -86,15 +86,6 @@ const account = new Account("platform", {
 });
 new DlqRecovery("replay", { all: true, account, baseUrl: cfg.require("url"), concurrency: 1 });
 `;
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 function count(text: string, needle: string): number {
   return text.split(needle).length - 1;
@@ -181,7 +172,7 @@ describe("e2e: the policy pack is a gate", function () {
 
   it("2. the account API unreachable: fails naming the network error and the opt-out; the opt-out passes", async () => {
     const p = await project("gate-unreachable", GREEDY_PROGRAM);
-    const url = `http://127.0.0.1:${await closedPort()}`;
+    const url = `http://127.0.0.1:${await unusedPort()}`;
     await p.setConfig("svc:accountApiUrl", url);
     await p.setConfig("svc:username", FREE.username);
     await p.setConfig("svc:password", FREE.password, true);

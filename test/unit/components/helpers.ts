@@ -5,7 +5,6 @@
  */
 import { strict as assert } from "node:assert";
 import * as fs from "node:fs";
-import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { EmulatorOptions, LoggedRequest, RunningEmulator } from "../../../emulator";
@@ -23,6 +22,7 @@ import {
   type DlqRecoveryInputs,
   type DlqRecoveryOutputs,
 } from "../../../components/providers/dlqRecovery";
+import { unusedPort } from "../../helpers/ports";
 
 /** Credentials of the default test emulator: long and distinctive, so a leak is found by a plain search. */
 export const TOKEN = "tok-UNIT-SECRET-5d1c9a7e3b";
@@ -240,14 +240,8 @@ export async function partialRejection(p: Promise<unknown>): Promise<PartialReje
   return e as unknown as PartialRejection;
 }
 
-/** A loopback port nobody listens on. */
-export async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+/** A loopback port nobody listens on (`test/helpers/ports.ts`), by the name these tests use. */
+export { unusedPort as closedPort };
 
 /**
  * Makes the client's retry jitter zero for each test of the enclosing `describe`.

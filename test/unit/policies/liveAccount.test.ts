@@ -1,22 +1,13 @@
 import * as assert from "node:assert/strict";
-import * as net from "node:net";
 import { startEmulator, type RunningEmulator } from "../../../emulator";
 import { liveAccountFromSettings, type LiveAccountResult } from "../../../policies/liveAccount";
+import { unusedPort } from "../../helpers/ports";
 
 const CREDS = { username: "ops@example.com", password: "pw-live-3b9d71c2e4" };
 
 /** A stack config with the given keys. */
 function config(values: Record<string, string>) {
   return { get: (key: string) => values[key] };
-}
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 function assertStatus<S extends LiveAccountResult["status"]>(
@@ -123,7 +114,7 @@ describe("policies: the live account record", () => {
   });
 
   it("explains an unreachable service", async () => {
-    const url = `http://127.0.0.1:${await closedPort()}`;
+    const url = `http://127.0.0.1:${await unusedPort()}`;
     const r = await liveAccountFromSettings({
       env: { SVC_ACCOUNT_API_URL: url, SVC_USERNAME: CREDS.username, SVC_PASSWORD: CREDS.password },
       config: config({}),
