@@ -261,29 +261,41 @@ export class PulumiProject {
 
   /** `pulumi up --yes`. */
   up(extra: string[] = [], opts?: RunOptions): Promise<CliResult> {
-    return this.cli(["up", "--yes", "--skip-preview", ...extra], opts);
+    return this.operation(["up", "--yes", "--skip-preview", ...extra], opts);
   }
 
   /** `pulumi preview`. */
   preview(extra: string[] = [], opts?: RunOptions): Promise<CliResult> {
-    return this.cli(["preview", "--diff", ...extra], opts);
+    return this.operation(["preview", "--diff", ...extra], opts);
   }
 
   /** `pulumi refresh --yes`. */
   refresh(extra: string[] = [], opts?: RunOptions): Promise<CliResult> {
-    return this.cli(["refresh", "--yes", "--skip-preview", ...extra], opts);
+    return this.operation(["refresh", "--yes", "--skip-preview", ...extra], opts);
   }
 
   /** `pulumi destroy --yes`. */
   destroy(extra: string[] = [], opts?: RunOptions): Promise<CliResult> {
-    return this.cli(["destroy", "--yes", "--skip-preview", ...extra], opts);
+    return this.operation(["destroy", "--yes", "--skip-preview", ...extra], opts);
+  }
+
+  /**
+   * Runs an operation (`up`, `preview`, `refresh`, `destroy`) with the plain config values set
+   * since the last run as its `--config` flags, which the CLI saves to the stack's config file
+   * before it starts: the same result as a `config set-all` first, without a CLI run of its own.
+   */
+  private operation([command, ...rest]: string[], opts?: RunOptions): Promise<CliResult> {
+    const config = this.pendingConfig.map(([k, v]) => `--config=${k}=${v}`);
+    this.pendingConfig = [];
+    return this.run([command, ...config, ...rest], opts);
   }
 
   /**
    * Sets stack config; `secret` stores it encrypted. A secret's value goes through standard
-   * input, so it is on no command line and in no transcript. Plain values are written together,
-   * by one `pulumi config set-all` before the next CLI run (a `config set` each cost about a
-   * tenth of a second of CPU per value, over a hundred values in the e2e suite).
+   * input, so it is on no command line and in no transcript. Plain values are written together
+   * before the next CLI run: as `--config` flags of an operation, or by one `pulumi config
+   * set-all` before any other command (a `config set` each cost about a tenth of a second of
+   * CPU per value, over a hundred values in the e2e suite).
    */
   async setConfig(key: string, value: string, secret = false): Promise<void> {
     if (!secret) {
