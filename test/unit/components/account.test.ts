@@ -13,7 +13,6 @@ import {
   accountProvider,
   assertNoSecrets,
   captureConsole,
-  closedPort,
   errorText,
   rejection,
   requests,
@@ -21,6 +20,7 @@ import {
   useEmulator,
   zeroJitter,
 } from "./helpers";
+import { unusedPort } from "../../helpers/ports";
 
 const ACCOUNT_PATH = "/v2/svc/user";
 
@@ -535,7 +535,7 @@ describe("components/providers/account: errors", () => {
   });
 
   it("an unreachable service (closed port): says it cannot be reached", async () => {
-    const port = await closedPort();
+    const port = await unusedPort();
     const url = `http://127.0.0.1:${port}`;
     const e = await rejection(
       accountProvider().create({ accountApiUrl: url, username: USERNAME, password: PASSWORD }),

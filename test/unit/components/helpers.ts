@@ -22,7 +22,6 @@ import {
   type DlqRecoveryInputs,
   type DlqRecoveryOutputs,
 } from "../../../components/providers/dlqRecovery";
-import { unusedPort } from "../../helpers/ports";
 
 /** Credentials of the default test emulator: long and distinctive, so a leak is found by a plain search. */
 export const TOKEN = "tok-UNIT-SECRET-5d1c9a7e3b";
@@ -239,9 +238,6 @@ export async function partialRejection(p: Promise<unknown>): Promise<PartialReje
   assert.equal(typeof e.properties, "object", `no properties on the rejection: ${e.message}`);
   return e as unknown as PartialRejection;
 }
-
-/** A loopback port nobody listens on (`test/helpers/ports.ts`), by the name these tests use. */
-export { unusedPort as closedPort };
 
 /**
  * Makes the client's retry jitter zero for each test of the enclosing `describe`.
