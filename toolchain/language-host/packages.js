@@ -53,8 +53,20 @@ function resolveEntry(dir, e) {
   }
 }
 
-/** getPackagesFromDir: plugin packages (`"pulumi": {"resource": true}`) under node_modules, deeply. */
-function packagesFromDir(dir, inNodeModules, visited, out) {
+/**
+ * Whether a directory whose entries are `entries` is a policy pack (it has a PulumiPolicy file),
+ * read from the listing already made instead of a stat per candidate name and directory.
+ */
+function isPolicyPack(dir, entries) {
+  return entries.some((e) => POLICY_PACK_FILES.includes(e.name) && fs.existsSync(path.join(dir, e.name)));
+}
+
+/**
+ * getPackagesFromDir: plugin packages (`"pulumi": {"resource": true}`) under node_modules, deeply;
+ * not into nested policy packs (their plugins are not the program's), the program's own folder
+ * (`nested` false) excepted, as there.
+ */
+function packagesFromDir(dir, inNodeModules, visited, out, nested = false) {
   dir = path.resolve(dir);
   if (visited.has(dir)) return;
   visited.add(dir);
@@ -64,13 +76,12 @@ function packagesFromDir(dir, inNodeModules, visited, out) {
   } catch {
     return;
   }
+  if (nested && isPolicyPack(dir, entries)) return;
   for (const e of entries) {
     const entry = resolveEntry(dir, e);
     if (!entry) continue;
     if (entry.isDir) {
-      // Not into nested policy packs: their plugins are not the program's.
-      if (POLICY_PACK_FILES.some((f) => fs.existsSync(path.join(entry.curr, f)))) continue;
-      packagesFromDir(entry.curr, inNodeModules || path.basename(dir) === "node_modules", visited, out);
+      packagesFromDir(entry.curr, inNodeModules || path.basename(dir) === "node_modules", visited, out, true);
     } else if (inNodeModules && e.name === "package.json") {
       const dep = packageDependency(entry.curr);
       if (dep) out.push(dep);
