@@ -86,7 +86,9 @@ describe("e2e: Account", function () {
   });
 
   it("keeps password and token as ciphertext in state, and no credential anywhere in plaintext", async () => {
-    const { text, deployment } = await account.exportState();
+    // What `pulumi stack export` prints is the state file's deployment (which the other e2e read).
+    const { text, deployment } = await account.stackExport();
+    assert.deepEqual(deployment, (await account.exportState()).deployment);
     const res = resourceOfType(deployment, "svc:index:Account");
     for (const key of ["password", "token"]) {
       const v = res.outputs?.[key] as Record<string, unknown>;
