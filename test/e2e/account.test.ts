@@ -150,13 +150,14 @@ describe("e2e: Account", function () {
   });
 
   it("says the credentials were rejected, and where they came from, on a 401", async () => {
-    await account.setConfig("svc:password", "pw-wrong-value-7d3e9a", true);
-    const res = await account.preview([], { allowFailure: true });
-    assert.notEqual(res.code, 0);
-    assert.match(res.stdout + res.stderr, /rejected the credentials \(HTTP 401\)/);
-    assert.match(res.stdout + res.stderr, /`password` from the stack config `svc:password`/);
-    assert.ok(!(res.stdout + res.stderr).includes("pw-wrong-value-7d3e9a"));
-    await account.setConfig("svc:password", CREDS.password, true);
+    await account.withConfigRestored(async () => {
+      await account.setConfig("svc:password", "pw-wrong-value-7d3e9a", true);
+      const res = await account.preview([], { allowFailure: true });
+      assert.notEqual(res.code, 0);
+      assert.match(res.stdout + res.stderr, /rejected the credentials \(HTTP 401\)/);
+      assert.match(res.stdout + res.stderr, /`password` from the stack config `svc:password`/);
+      assert.ok(!(res.stdout + res.stderr).includes("pw-wrong-value-7d3e9a"));
+    });
   });
 
   it("feeds a consumer stack through a StackReference: limits as plain values, the token as a secret", async () => {

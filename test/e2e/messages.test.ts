@@ -55,8 +55,8 @@ describe("e2e: messages", function () {
 
   for (const command of ["preview", "up"] as const) {
     it(`a wrong password: \`pulumi ${command}\` prints the 401 once, naming the resource, without a stack trace`, async () => {
-      await p.setConfig("svc:password", WRONG_PASSWORD, true);
-      try {
+      await p.withConfigRestored(async () => {
+        await p.setConfig("svc:password", WRONG_PASSWORD, true);
         const res =
           command === "preview"
             ? await p.preview([], { allowFailure: true })
@@ -78,9 +78,7 @@ describe("e2e: messages", function () {
         assert.doesNotMatch(out, /Account \(preview\)/);
         assert.doesNotMatch(out, /pulumi up` again/);
         assert.doesNotMatch(out, TRACE, out);
-      } finally {
-        await p.setConfig("svc:password", CREDS.password, true);
-      }
+      });
     });
   }
 
@@ -102,8 +100,8 @@ describe("e2e: messages", function () {
   });
 
   it("a token set but empty: says it is empty, where, and how to give it a value", async () => {
-    await p.cli(["config", "set", "--secret", "svc:token", "--", ""]);
-    try {
+    await p.withConfigRestored(async () => {
+      await p.cli(["config", "set", "--secret", "svc:token", "--", ""]);
       const res = await p.preview([], { allowFailure: true });
       const out = `${res.stdout}\n${res.stderr}`;
       assert.notEqual(res.code, 0);
@@ -112,15 +110,13 @@ describe("e2e: messages", function () {
         /DlqRecovery `recovery`: `token` is set but empty in the stack config `svc:token`\. Give it a value \(`pulumi config set --secret svc:token <value>`\)/,
       );
       assert.doesNotMatch(out, /no `token` configured|<nil>/, out);
-    } finally {
-      await p.setConfig("svc:token", CREDS.token, true);
-    }
+    });
   });
 
   it("a misspelled `svc:tokn`: the error names it and says did you mean `svc:token`", async () => {
-    await p.cli(["config", "rm", "svc:token"]);
-    await p.setConfig("svc:tokn", CREDS.token, true);
-    try {
+    await p.withConfigRestored(async () => {
+      await p.cli(["config", "rm", "svc:token"]);
+      await p.setConfig("svc:tokn", CREDS.token, true);
       const res = await p.preview([], { allowFailure: true });
       const out = `${res.stdout}\n${res.stderr}`;
       assert.notEqual(res.code, 0);
@@ -130,9 +126,6 @@ describe("e2e: messages", function () {
         /pulumi:providers:svc resource 'default' has a problem: The stack config has `svc:tokn`, which is no setting of pulumi-svc: did you mean `svc:token`\?/,
       );
       assert.equal(out.match(/did you mean/g)?.length, 1, out);
-    } finally {
-      await p.cli(["config", "rm", "svc:tokn"]);
-      await p.setConfig("svc:token", CREDS.token, true);
-    }
+    });
   });
 });

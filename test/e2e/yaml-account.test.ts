@@ -95,8 +95,8 @@ describe("e2e: a YAML program declares svc:index:Account (the svc provider)", fu
   });
 
   it("a mistyped `svc:tokn` fails the preview with the did-you-mean hint", async () => {
-    await p.setConfig("svc:tokn", CREDS.token, true);
-    try {
+    await p.withConfigRestored(async () => {
+      await p.setConfig("svc:tokn", CREDS.token, true);
       const res = await p.preview([], { allowFailure: true });
       const out = `${res.stdout}\n${res.stderr}`;
       assert.notEqual(res.code, 0, out);
@@ -105,14 +105,12 @@ describe("e2e: a YAML program declares svc:index:Account (the svc provider)", fu
         /error: pulumi:providers:svc resource 'default' has a problem: The stack config has `svc:tokn`, which is no setting of pulumi-svc: did you mean `svc:token`\?/,
       );
       assert.equal(out.match(/did you mean/g)?.length, 1, out);
-    } finally {
-      await p.cli(["config", "rm", "svc:tokn"]);
-    }
+    });
   });
 
   it("a refused password fails the preview once, saying where it came from, with no stack trace", async () => {
-    await p.setConfig("svc:password", "pw-wrong-yaml-4e8a2c", true);
-    try {
+    await p.withConfigRestored(async () => {
+      await p.setConfig("svc:password", "pw-wrong-yaml-4e8a2c", true);
       const res = await p.preview([], { allowFailure: true });
       const out = `${res.stdout}\n${res.stderr}`;
       assert.notEqual(res.code, 0, out);
@@ -121,9 +119,7 @@ describe("e2e: a YAML program declares svc:index:Account (the svc provider)", fu
       assert.equal(out.match(/HTTP 401/g)?.length, 1, out);
       assert.doesNotMatch(out, /^\s+at /m, out);
       assert.ok(!out.includes("pw-wrong-yaml-4e8a2c"));
-    } finally {
-      await p.setConfig("svc:password", CREDS.password, true);
-    }
+    });
   });
 
   it("`pulumi destroy` removes the Account from the stack and leaves the account at the service", async () => {

@@ -316,17 +316,15 @@ outputs:
     });
 
     it("a refused password of one provider fails its Account's preview once, naming that provider's input", async () => {
-      await p.setConfig("passwordA", "pw-e2e-yaml-prov-wrong-6b1d", true);
-      try {
+      await p.withConfigRestored(async () => {
+        await p.setConfig("passwordA", "pw-e2e-yaml-prov-wrong-6b1d", true);
         const out = failed(await p.preview([], { allowFailure: true }));
         assert.match(out, /Account `accountA`: the service at \S+ rejected the credentials \(HTTP 401\)/);
         assert.match(out, /`password` from the input `password` of the provider `first`/);
         assert.equal(out.match(/HTTP 401/g)?.length, 1, out);
         assert.doesNotMatch(out, /accountB/);
         assert.ok(!out.includes("pw-e2e-yaml-prov-wrong-6b1d"));
-      } finally {
-        await p.setConfig("passwordA", CREDS_A.password, true);
-      }
+      });
     });
 
     it("`pulumi import --provider` reads through the named provider: its own account's ID, not another's", async () => {
