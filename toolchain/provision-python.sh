@@ -41,10 +41,14 @@ log "installing pulumi ${PULUMI_VERSION#v} and the test requirements from PyPI i
 start=$SECONDS
 rm -rf "$VENV" "$stamp_file"
 {
+  # No bytecode compiled ahead (--no-compile): Python compiles what the tests import when they
+  # import it, not all of grpc, protobuf, opentelemetry and debugpy. The SDK's build backend
+  # (setuptools, and wheel for a setuptools older than 70.1) goes into the environment with the
+  # rest, so its editable install needs no isolated build environment of its own.
+  pip=("$VENV/bin/python" -m pip install --disable-pip-version-check --no-input --no-compile)
   python3 -m venv "$VENV" &&
-    "$VENV/bin/python" -m pip install --disable-pip-version-check --no-input \
-      "pulumi==${PULUMI_VERSION#v}" -r "$requirements" &&
-    "$VENV/bin/python" -m pip install --disable-pip-version-check --no-input --no-deps -e sdk/python
+    "${pip[@]}" "pulumi==${PULUMI_VERSION#v}" -r "$requirements" "setuptools>=61" wheel &&
+    "${pip[@]}" --no-deps --no-build-isolation -e sdk/python
 } >"$TC/python-install.log" 2>&1 || {
   tail -n 30 "$TC/python-install.log" >&2
   die "installing the Python test environment failed (full log: .toolchain/python-install.log)."
