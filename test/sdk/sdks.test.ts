@@ -160,8 +160,9 @@ describe("SDKs: Python and Go from the provider's schema", function () {
     const module = path.join(REPO_ROOT, "test", "sdk", "go");
     fs.writeFileSync(path.join(work, "main.go"), code[1]);
     const overlay = { Replace: { [path.join(module, "readme", "main.go")]: path.join(work, "main.go") } };
-    fs.writeFileSync(path.join(work, "overlay.json"), JSON.stringify(overlay));
-    const args = ["build", "-mod=readonly", "-trimpath", "-overlay", path.join(work, "overlay.json"), "-o", os.devNull];
+    const overlayFile = path.join(work, "overlay.json");
+    fs.writeFileSync(overlayFile, JSON.stringify(overlay));
+    const args = ["build", "-mod=readonly", "-trimpath", "-overlay", overlayFile, "-o", os.devNull];
     await run("go", [...args, "./readme"], module);
   });
 });
