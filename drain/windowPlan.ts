@@ -43,6 +43,8 @@
  *   expected to hold) over {@link PAY_PAGES} pages each, and every piece is expected to hold a
  *   full page ({@link PIECE_PAGES}): a drain of 1,200 evenly spread entries opens about 3 more
  *   windows, not 7 (30 requests, not 36 to 38); from 2,500 entries the gate's need decides.
+ *   Past {@link TAIL_SPLIT_RUNS} runs the last window left is halved whatever the density says:
+ *   alone it runs one page a round trip.
  * - Windows are pairwise disjoint and cover what is left of the selection, so requests in flight
  *   never select the same entry, and a window split between its pages loses nothing.
  *
@@ -87,6 +89,12 @@ export const DENSE_AFTER = 4;
 export const PAY_PAGES = 4;
 /** Full pages each piece of a split past {@link SMALL_DRAIN_RUNS} runs is expected to hold. */
 export const PIECE_PAGES = 1;
+/**
+ * Runs after which the last window left is split although the density says it holds little
+ * ({@link WindowPlan.pieces}). Below, the tail's extra requests are a large share of the drain's
+ * (1,200 evenly spread entries in at most 30 requests, issue 27).
+ */
+export const TAIL_SPLIT_RUNS = 2_000;
 /** Entries the closed windows must have held before their density is trusted. */
 export const DENSITY_SAMPLE = 10;
 
@@ -376,7 +384,13 @@ export class WindowPlan {
     if (this.open.some((o) => o !== w && !o.atomic && !o.held && o.pages > w.pages)) return 0;
     const room = windowRoom(this, this.open.length, this.budget(at), true);
     const most = halve ? 2 : MAX_PIECES;
-    return Math.min(1 + idle, 1 + missing, 1 + room, most, this.paying(at.now), this.payingPieces(w, at.now));
+    // The last window of a large drain runs one page a round trip: halving it costs at most one
+    // request and can halve the time left, whatever the density says it holds.
+    const last = sent === 1 && this.runs >= TAIL_SPLIT_RUNS;
+    const paying = last
+      ? Math.max(2, this.payingPieces(w, at.now))
+      : Math.min(this.paying(at.now), this.payingPieces(w, at.now));
+    return Math.min(1 + idle, 1 + missing, 1 + room, most, paying);
   }
 
   /**

@@ -9,6 +9,7 @@ import { MAX_RUNS_PER_REQUEST } from "../../../client/contract";
 import {
   DENSITY_SAMPLE,
   PROBE_SHARE,
+  TAIL_SPLIT_RUNS,
   WindowPlan,
   targetWindows,
   type PlanContext,
@@ -371,6 +372,27 @@ describe("client/windowPlan (the planner, without I/O)", () => {
       const pieces = d.kind === "split" ? d.into : [];
       close(plan, pieces[pieces.length - 1], DENSITY_SAMPLE - 1);
       assert.equal(plan.density(), undefined);
+    });
+
+    it("halves the last window left past TAIL_SPLIT_RUNS runs, though the density says it holds under two pages", () => {
+      const half = 3_600_000;
+      const windows = [
+        { from: NOW - 2 * half, to: NOW - half - 1 },
+        { from: NOW - half, to: NOW },
+      ];
+      const decide = (runs: number) => {
+        const plan = new WindowPlan(windows, { runs, shortfall: 0 }, { ...SETTINGS, concurrency: 16 });
+        const [older, newer] = [plan.take()!, plan.take()!];
+        close(plan, older, 30);
+        assert.equal(plan.density(), 30 / half, "30 entries over an hour");
+        // The newer hour is expected to hold 30 as well, less than the page it returns; the two
+        // answers take the drain's runs from `runs` to `runs` + 80.
+        return plan.answer(newer, MAX_RUNS_PER_REQUEST, "c1", AT);
+      };
+      const d = decide(TAIL_SPLIT_RUNS - 80);
+      assert.equal(d.kind, "split");
+      assert.equal(d.kind === "split" ? d.into.length : 0, 2);
+      assert.equal(decide(TAIL_SPLIT_RUNS - 200).kind, "continue", "a smaller drain follows the density");
     });
 
     it("drains 1,200 evenly spread entries in at most ceil(N/50) + 6 = 30 requests; at 2,500 the gate still gets its windows", () => {
