@@ -16,7 +16,8 @@
  * `--allowance n` drains with `windowAllowance: n` instead of the default 4.
  *
  * It is optimistic against the real bench: no HTTP, no event-loop load, and no jitter in latency
- * unless `--jitter ms` adds 0 to ms − 1 ms (seeded) to every request.
+ * unless `--jitter ms` adds 0 to ms − 1 ms to every request (seeded per trial: each trial's
+ * latencies differ, as two real runs' do).
  */
 import { RateGate } from "../drain/rateGate";
 import type { CallState } from "../client/request";
@@ -138,9 +139,9 @@ export interface SimTrial {
 }
 
 /** The in-memory DLQs of a scenario, one per selection, each answering after the latency. */
-function dlqsOf(scenario: Scenario, n: number, now: number, clock: VirtualClock): FakeDlq[] {
+function dlqsOf(scenario: Scenario, n: number, now: number, clock: VirtualClock, seed: number): FakeDlq[] {
   const list = entries(scenario, n, now);
-  const r = mulberry32(7);
+  const r = mulberry32(seed);
   const jitter = Number(arg("jitter") ?? 0);
   return selectionsOf(scenario, now).map((sel) => {
     const times = list.filter((e) => sel.workflowUrl === undefined || e.workflowUrl === sel.workflowUrl);
@@ -173,7 +174,8 @@ export async function simulate(
     limit: new SecondLimit(),
   };
   const seededAt = clock.now - seededBeforeMs;
-  const dlqs = dlqsOf(scenario, n, seededAt, clock);
+  // Each trial's latencies differ, as two real runs' do.
+  const dlqs = dlqsOf(scenario, n, seededAt, clock, 7 + seededBeforeMs);
   const selections = selectionsOf(scenario, seededAt);
   const started = clock.now;
   const results = await clock.run(
@@ -287,7 +289,7 @@ export async function run(): Promise<BenchResult> {
   const horizons = list<Horizon>("horizons", "unknown,payg,free");
   const small = list("small", "237,500,501,1200").map(Number);
   r.notes.push(
-    "Each row: the median (min–max) of the trials (`--trials`, default 5), the entries seeded 0, 1.777, 3.554, … s before the drain starts (as the real bench seeds them before it drains), so a cluster falls differently against the split points.",
+    "Each row: the median (min–max) of the trials (`--trials`, default 5), the entries seeded 0, 1.777, 3.554, … s before the drain starts (as the real bench seeds them before it drains), so a cluster falls differently against the split points; each trial's jitter has its own seed.",
     `Real runner, planner and rate gate; in-memory DLQ, ${LATENCY_MS} ms per request (+ 0 to ${Number(arg("jitter") ?? 1) - 1} ms), ${LIMIT} requests per unix second enforced on arrival; virtual time.`,
   );
   const rows: string[][] = [];
