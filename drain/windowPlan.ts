@@ -95,6 +95,11 @@ export const PIECE_PAGES = 1;
  * (1,200 evenly spread entries in at most 30 requests, issue 27).
  */
 export const TAIL_SPLIT_RUNS = 2_000;
+/**
+ * The most of a followed window's width taken as resumed when it is split: the density is an
+ * average, and a piece that starts past what is left comes back empty.
+ */
+export const DRAINED_MAX = 0.8;
 /** Entries the closed windows must have held before their density is trusted. */
 export const DENSITY_SAMPLE = 10;
 
@@ -243,6 +248,12 @@ export class WindowPlan {
    * that held nothing makes the density unknown (the failures are clustered).
    */
   private readonly sample = { runs: 0, ms: 0, empty: false };
+  /**
+   * The same counts without the ladder's pieces (their empty rungs say where failures are not,
+   * not how dense they are), empty windows kept: how much of a followed window its cursor pages
+   * have resumed ({@link WindowPlan.drainedShare}).
+   */
+  private readonly offLadder = { runs: 0, ms: 0 };
   /** Windows opened by splits after {@link SMALL_DRAIN_RUNS} runs came back. */
   private openedPast = 0;
 
@@ -404,6 +415,10 @@ export class WindowPlan {
     if (w.resumed === 0) this.sample.empty = true;
     this.sample.runs += w.resumed;
     this.sample.ms += range[1] - range[0] + 1;
+    if (w.group?.ladder !== true) {
+      this.offLadder.runs += w.resumed;
+      this.offLadder.ms += range[1] - range[0] + 1;
+    }
   }
 
   /**
@@ -430,6 +445,20 @@ export class WindowPlan {
     const work = this.runs - SMALL_DRAIN_RUNS + expected;
     const windows = Math.floor(work / (PAY_PAGES * MAX_RUNS_PER_REQUEST));
     return 1 + Math.max(0, windows - this.openedPast);
+  }
+
+  /**
+   * The share of `w`'s width, from its start, that its cursor pages have resumed (a window followed
+   * by its cursor resumes its oldest failures first): half, the median guess when nothing else is
+   * known, or more when the density of the closed windows off the ladder says `w` resumed more
+   * than half of what it held; at most {@link DRAINED_MAX}.
+   */
+  drainedShare(w: PlannedWindow, now: number): number {
+    const { runs, ms } = this.offLadder;
+    const range = effectiveRange(w.window, now, this.settings.horizonMs);
+    if (runs < DENSITY_SAMPLE || range === undefined) return 0.5;
+    const share = w.resumed / ((runs / ms) * (range[1] - range[0] + 1));
+    return Math.min(DRAINED_MAX, Math.max(0.5, share));
   }
 
   /** Pieces of `w` each expected to hold {@link PIECE_PAGES} full pages, past 500 runs. */
@@ -469,10 +498,10 @@ export class WindowPlan {
     const clustered = clusteredIn(w.group);
     const probe = clustered && w.fullProbes < DENSE_AFTER;
     // A window followed for several pages has resumed its oldest failures: about half of it, if
-    // as much is left as it has resumed (the median guess when nothing else is known); so has
-    // the oldest piece of such a window, once it was followed too.
+    // as much is left as it has resumed (the median guess when nothing else is known), more when
+    // the density says so; so has the oldest piece of such a window, once it was followed too.
     const below = w.drainedBelow === true && w.pages >= 1;
-    const drained = probe ? 2 * PROBE_SHARE - 1 : w.pages >= 2 || below ? 0.5 : 0;
+    const drained = probe ? 2 * PROBE_SHARE - 1 : w.pages >= 2 || below ? this.drainedShare(w, at.now) : 0;
     // Where failures start is not known (no `fromDate`): pieces narrow at the recent end.
     const ladder =
       !probe && w.window.from === undefined

@@ -8,6 +8,8 @@ import { strict as assert } from "node:assert";
 import { MAX_RUNS_PER_REQUEST } from "../../../client/contract";
 import {
   DENSITY_SAMPLE,
+  DRAINED_MAX,
+  GATE_BACKLOG,
   PROBE_SHARE,
   TAIL_SPLIT_RUNS,
   WindowPlan,
@@ -372,6 +374,39 @@ describe("client/windowPlan (the planner, without I/O)", () => {
       const pieces = d.kind === "split" ? d.into : [];
       close(plan, pieces[pieces.length - 1], DENSITY_SAMPLE - 1);
       assert.equal(plan.density(), undefined);
+    });
+
+    it("takes as resumed what the density says a followed window resumed, from half up to DRAINED_MAX", () => {
+      const hour = 3_600_000;
+      /** The first piece's share of the newer hour, when it is split after `pages` full pages. */
+      const firstPiece = (pages: number) => {
+        const windows = [
+          { from: NOW - 2 * hour, to: NOW - hour - 1 },
+          { from: NOW - hour, to: NOW },
+        ];
+        const plan = new WindowPlan(windows, { runs: 0, shortfall: 0 }, SETTINGS);
+        const [older, newer] = [plan.take()!, plan.take()!];
+        const busy = { ...AT, gateWaiting: GATE_BACKLOG };
+        // The older hour held exactly 200 (four full pages and an empty one).
+        for (const c of ["a1", "a2", "a3", "a4"]) plan.answer(older, MAX_RUNS_PER_REQUEST, c, busy);
+        close(plan, older, 0);
+        for (let i = 1; i < pages; i++) plan.answer(newer, MAX_RUNS_PER_REQUEST, `c${i}`, busy);
+        const d = plan.answer(newer, MAX_RUNS_PER_REQUEST, "last", AT);
+        assert.equal(d.kind, "split");
+        const first = d.kind === "split" ? d.into[0].window : {};
+        return {
+          share: ((first.to as number) - (NOW - hour)) / hour,
+          pieces: d.kind === "split" ? d.into.length : 0,
+        };
+      };
+      // 150 of the 200 expected resumed: 0.75 taken as resumed, then a quarter of the rest.
+      const three = firstPiece(3);
+      assert.equal(three.pieces, 4);
+      assert.ok(Math.abs(three.share - (0.75 + 0.25 / 4)) < 1e-6, `first piece ${three.share}`);
+      // 100 of 200: the median guess, half.
+      assert.ok(Math.abs(firstPiece(2).share - (0.5 + 0.5 / 4)) < 1e-6);
+      // 200 of 200: at most DRAINED_MAX, so the first piece still starts where entries may be left.
+      assert.ok(Math.abs(firstPiece(4).share - (DRAINED_MAX + (1 - DRAINED_MAX) / 4)) < 1e-6);
     });
 
     it("halves the last window left past TAIL_SPLIT_RUNS runs, though the density says it holds under two pages", () => {
