@@ -10,11 +10,13 @@
  * reported, not targeted. Compared with the rate bound ceil(N/50)/100 s and with the sequential
  * cursor loop (`concurrency: 1`, one request per round trip, what the official SDK does) on the
  * same emulator in the same run; requests against the allowance (`requestAllowance`); 429s;
- * every entry resumed once (the emulator's ledger). Then the requests of small drains.
+ * every entry resumed once (the emulator's ledger). Then the requests of small drains. Beside each
+ * row, the simulator's median for the same planner and scenario (`bench/windowsSim.ts`, run after
+ * the real drains; `--no-sim` leaves it out) and how far the real median is from it.
  *
  *   node -r ts-node/register/transpile-only bench/windows.ts [--sizes 2500,5000,20000,100000]
  *     [--scenarios uniform,hour,window,outage,bursts,urls] [--horizons unknown,payg]
- *     [--small 237,500,501,1200] [--trials 3] [--no-sequential] [--out file.json]
+ *     [--small 237,500,501,1200] [--trials 3] [--no-sequential] [--no-sim] [--out file.json]
  *
  * The per-second limit: an emulator that enforces `max_requests_per_second` itself is used as
  * it is (detected from `Burst-RateLimit-Limit` on an answer); otherwise the bench sets the
@@ -29,6 +31,7 @@ import { CREDS, startEmulatorProcess, type EmulatorProcess } from "./lib/emulato
 import { benchMain } from "./lib/main";
 import { result, type BenchResult } from "./lib/result";
 import { fmt, stat } from "./lib/stats";
+import { trials as simTrials } from "./windowsSim";
 import {
   HORIZON_TITLES,
   SCENARIOS,
@@ -43,6 +46,10 @@ import {
 
 const LATENCY_MS = 50;
 const LIMIT = 100;
+/** Trials of the simulator per row (`bench/windowsSim.ts`), the median compared. */
+const SIM_TRIALS = 5;
+/** How far the simulator's median may be from the real one (issue 27). */
+const SIM_AGREES = 0.05;
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -173,12 +180,25 @@ async function repeated(
   return out;
 }
 
+/** A row of the table: its drains, and the sequential loop of its size (none for its own row). */
+interface Row {
+  trials: Trial[];
+  seq?: Trial;
+}
+
+/** What the simulator gives for a row: median share of the bound and median requests. */
+interface Simulated {
+  share: number;
+  requests: number;
+}
+
 /**
- * The table row of a row's trials: median time and share of the bound (min–max over the trials),
- * target (met by the median), against the sequential loop, median requests (the most of any trial
- * checked against the allowance), the most 429s, every entry once in every trial.
+ * The table row of a row's drains: median time and share of the bound (min–max over the drains),
+ * the simulator's median and the difference, target (met by the median), against the sequential
+ * loop, median requests (the most of any drain checked against the allowance), the most 429s,
+ * every entry once in every drain.
  */
-function row(ts: Trial[], seq: Trial | undefined): string[] {
+function row({ trials: ts, seq }: Row, sim: Simulated | undefined): string[] {
   const t = ts[0];
   const ideal = Math.ceil(t.n / 50);
   const boundMs = (ideal / LIMIT) * 1000;
@@ -193,12 +213,17 @@ function row(ts: Trial[], seq: Trial | undefined): string[] {
     ts.map((x) => x.requests),
     "requests",
   );
+  const off = sim ? share - sim.share : 0;
   return [
     t.sequential ? "sequential cursor loop, `concurrency: 1`" : TITLES[t.scenario],
     t.sequential ? "any" : HORIZON_TITLES[t.horizon].replace(/ \(.*/, ""),
     t.n.toLocaleString("en-US"),
     fmt(ms.median / 1000),
     `${share.toFixed(3)}${range}`,
+    sim ? `${sim.share.toFixed(3)} (${sim.requests} req.)` : "",
+    sim
+      ? `${off >= 0 ? "+" : "−"}${Math.abs(off).toFixed(3)}${Math.abs(off) > SIM_AGREES ? " **> 0.05**" : ""}`
+      : "",
     target > 0 ? `≥ ${target.toFixed(2)}${share >= target ? "" : " **no**"}` : "",
     seq ? `${(seq.ms / ms.median).toFixed(1)}×` : "",
     `${requests.median} (≤ ${t.allowance})${requests.max <= t.allowance ? "" : " **exceeded**"}`,
@@ -206,6 +231,28 @@ function row(ts: Trial[], seq: Trial | undefined): string[] {
     String(Math.max(...ts.map((x) => x.limited))),
     ts.every((x) => x.exact) ? "yes" : "**no**",
   ];
+}
+
+/**
+ * The simulator's figures for a row (`bench/windowsSim.ts`: the same planner and scenario on a
+ * virtual clock, {@link SIM_TRIALS} trials, its default jitter). Run after the real drains, so
+ * its CPU does not slow them.
+ */
+async function simulated(t: Trial): Promise<Simulated> {
+  const boundMs = (Math.ceil(t.n / 50) / LIMIT) * 1000;
+  const ts = await simTrials(t.scenario, t.n, t.horizon, SIM_TRIALS);
+  return {
+    share:
+      boundMs /
+      stat(
+        ts.map((x) => x.ms),
+        "ms",
+      ).median,
+    requests: stat(
+      ts.map((x) => x.requests),
+      "requests",
+    ).median,
+  };
 }
 
 /** What a run covers. */
@@ -230,15 +277,15 @@ function planOf(): Plan {
 }
 
 /** Every row of the run, in order: per size the sequential loop, each scenario, the free plan's row. */
-async function trials(emu: EmulatorProcess, native: boolean, p: Plan): Promise<string[][]> {
-  const rows: string[][] = [];
+async function measure(emu: EmulatorProcess, native: boolean, p: Plan): Promise<Row[]> {
+  const rows: Row[] = [];
   const add = async (scenario: Scenario, n: number, horizon: Horizon, seq?: Trial) =>
-    rows.push(row(await repeated(emu, native, { scenario, n, horizon }, p.trials), seq));
+    rows.push({ trials: await repeated(emu, native, { scenario, n, horizon }, p.trials), seq });
   for (const n of p.sizes) {
     const seq = process.argv.includes("--no-sequential")
       ? undefined
       : await trial(emu, native, "uniform", n, "payg", true);
-    if (seq) rows.push(row([seq], undefined));
+    if (seq) rows.push({ trials: [seq] });
     for (const s of p.scenarios) for (const h of p.horizons) await add(s, n, h, seq);
     await add("uniform", n, "free", seq);
   }
@@ -246,12 +293,23 @@ async function trials(emu: EmulatorProcess, native: boolean, p: Plan): Promise<s
   return rows;
 }
 
+/** The table: each row with the simulator's figures beside it (none for the sequential loop). */
+async function table(rows: Row[]): Promise<string[][]> {
+  const out: string[][] = [];
+  for (const r of rows) {
+    const sim =
+      r.trials[0].sequential || process.argv.includes("--no-sim") ? undefined : await simulated(r.trials[0]);
+    out.push(row(r, sim));
+  }
+  return out;
+}
+
 /** Bench 9: every row of the run on one emulator, as one table. */
 export async function run(): Promise<BenchResult> {
   const r = result("windows", "9. Windowed drain at the rate limit");
   const plan = planOf();
   const emu = await startEmulatorProcess(0, "free", true);
-  let rows: string[][];
+  let rows: Row[];
   try {
     const native = await nativeLimit(emu);
     r.notes.push(
@@ -259,7 +317,7 @@ export async function run(): Promise<BenchResult> {
       `Windowed drains: concurrency ${DEFAULT_WINDOW_CONCURRENCY}, one rate gate per trial shared by its drains. No account settings: the gate learns the rate from Burst-RateLimit-* (10 a second until the first answer), 90-day horizon. payg: the gate's limit 100, horizon 7 days. free: limit 100, horizon 3 days, daily limit 1,000 (so at most 20 requests beyond ceil(N/50)).`,
       `Each row: the median of ${plan.trials} drains (min–max of the share in parentheses); the target is judged on the median, the requests of every drain against the allowance. Drain time is wall time from the first request to the last answer. The sequential loop drains the same emulator (evenly over 3 days; its time does not depend on the distribution); once per size.`,
     );
-    rows = await trials(emu, native, plan);
+    rows = await measure(emu, native, plan);
   } finally {
     await emu.close();
   }
@@ -270,7 +328,9 @@ export async function run(): Promise<BenchResult> {
       "account",
       "N",
       "time s",
-      "share of the bound",
+      "share of the bound (min–max)",
+      "simulated",
+      "real − simulated",
       "target",
       "vs sequential",
       "requests (allowance)",
@@ -278,7 +338,7 @@ export async function run(): Promise<BenchResult> {
       "429s",
       "every entry once",
     ],
-    rows,
+    rows: await table(rows),
   });
   return r;
 }

@@ -258,7 +258,12 @@ function rowOf(ts: SimTrial[]): string[] {
 }
 
 /** `trials` runs of one scenario, the entries seeded 1.777 s further before the drain each time. */
-async function trials(scenario: Scenario, n: number, horizon: Horizon, count: number): Promise<SimTrial[]> {
+export async function trials(
+  scenario: Scenario,
+  n: number,
+  horizon: Horizon,
+  count: number,
+): Promise<SimTrial[]> {
   const out: SimTrial[] = [];
   for (let i = 0; i < count; i++) out.push(await simulate(scenario, n, horizon, i * 1_777));
   return out;
