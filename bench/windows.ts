@@ -51,6 +51,11 @@ const SIM_TRIALS = 5;
 /** How far the simulator's median may be from the real one (issue 27). */
 const SIM_AGREES = 0.05;
 
+/** The rate bound of a drain of `n` entries: ceil(n/50) requests at {@link LIMIT} a second, ms. */
+function boundMs(n: number): number {
+  return (Math.ceil(n / 50) / LIMIT) * 1000;
+}
+
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1] : undefined;
@@ -172,11 +177,11 @@ async function trial(
 async function repeated(
   emu: EmulatorProcess,
   native: boolean,
-  row: Pick<Trial, "scenario" | "n" | "horizon">,
+  of: Pick<Trial, "scenario" | "n" | "horizon">,
   count: number,
 ): Promise<Trial[]> {
   const out: Trial[] = [];
-  for (let i = 0; i < count; i++) out.push(await trial(emu, native, row.scenario, row.n, row.horizon));
+  for (let i = 0; i < count; i++) out.push(await trial(emu, native, of.scenario, of.n, of.horizon));
   return out;
 }
 
@@ -201,13 +206,13 @@ interface Simulated {
 function row({ trials: ts, seq }: Row, sim: Simulated | undefined): string[] {
   const t = ts[0];
   const ideal = Math.ceil(t.n / 50);
-  const boundMs = (ideal / LIMIT) * 1000;
+  const bound = boundMs(t.n);
   const ms = stat(
     ts.map((x) => x.ms),
     "ms",
   );
-  const share = boundMs / ms.median;
-  const range = ts.length > 1 ? ` (${(boundMs / ms.max).toFixed(2)}–${(boundMs / ms.min).toFixed(2)})` : "";
+  const share = bound / ms.median;
+  const range = ts.length > 1 ? ` (${(bound / ms.max).toFixed(2)}–${(bound / ms.min).toFixed(2)})` : "";
   const target = t.sequential ? 0 : targetOf(t.scenario, t.n, t.horizon);
   const requests = stat(
     ts.map((x) => x.requests),
@@ -222,7 +227,7 @@ function row({ trials: ts, seq }: Row, sim: Simulated | undefined): string[] {
     `${share.toFixed(3)}${range}`,
     sim ? `${sim.share.toFixed(3)} (${sim.requests} req.)` : "",
     sim
-      ? `${off >= 0 ? "+" : "−"}${Math.abs(off).toFixed(3)}${Math.abs(off) > SIM_AGREES ? " **> 0.05**" : ""}`
+      ? `${off >= 0 ? "+" : "−"}${Math.abs(off).toFixed(3)}${Math.abs(off) > SIM_AGREES ? ` **> ${SIM_AGREES}**` : ""}`
       : "",
     target > 0 ? `≥ ${target.toFixed(2)}${share >= target ? "" : " **no**"}` : "",
     seq ? `${(seq.ms / ms.median).toFixed(1)}×` : "",
@@ -239,11 +244,10 @@ function row({ trials: ts, seq }: Row, sim: Simulated | undefined): string[] {
  * its CPU does not slow them.
  */
 async function simulated(t: Trial): Promise<Simulated> {
-  const boundMs = (Math.ceil(t.n / 50) / LIMIT) * 1000;
   const ts = await simTrials(t.scenario, t.n, t.horizon, SIM_TRIALS);
   return {
     share:
-      boundMs /
+      boundMs(t.n) /
       stat(
         ts.map((x) => x.ms),
         "ms",

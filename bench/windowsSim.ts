@@ -88,7 +88,10 @@ export const DEFAULT_JITTER = 9;
 
 const TRACE = process.argv.includes("--trace") || process.env.SIM_TRACE === "1";
 
-/** `--trace`: one line per answer on stderr: time (s), runs (+: a cursor), cursor or start, width, [from, to] in minutes from the answer (-: open). */
+/**
+ * `--trace`: one line per answer on stderr: time (s), runs (+: a cursor), cursor or start, width,
+ * [from, to] in minutes from the answer (-: open).
+ */
 function trace(now: number, w: DrainWindow, cursor: string | undefined, page: ResumePage): void {
   const width = w.from !== undefined && w.to !== undefined ? `${w.to - w.from + 1}ms` : "open";
   const m = (t: number | undefined) => (t === undefined ? "-" : ((t - now) / 60000).toFixed(1));

@@ -412,12 +412,13 @@ export class WindowPlan {
     if (w.window.from === undefined || !w.whole || w.drainedBelow === true) return;
     const range = effectiveRange(w.window, now, this.settings.horizonMs);
     if (range === undefined) return;
+    const ms = range[1] - range[0] + 1;
     if (w.resumed === 0) this.sample.empty = true;
     this.sample.runs += w.resumed;
-    this.sample.ms += range[1] - range[0] + 1;
+    this.sample.ms += ms;
     if (w.group?.ladder !== true) {
       this.offLadder.runs += w.resumed;
-      this.offLadder.ms += range[1] - range[0] + 1;
+      this.offLadder.ms += ms;
     }
   }
 
@@ -453,7 +454,7 @@ export class WindowPlan {
    * known, or more when the density of the closed windows off the ladder says `w` resumed more
    * than half of what it held; at most {@link DRAINED_MAX}.
    */
-  drainedShare(w: PlannedWindow, now: number): number {
+  private drainedShare(w: PlannedWindow, now: number): number {
     const { runs, ms } = this.offLadder;
     const range = effectiveRange(w.window, now, this.settings.horizonMs);
     if (runs < DENSITY_SAMPLE || range === undefined) return 0.5;

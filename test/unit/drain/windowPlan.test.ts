@@ -410,16 +410,16 @@ describe("client/windowPlan (the planner, without I/O)", () => {
     });
 
     it("halves the last window left past TAIL_SPLIT_RUNS runs, though the density says it holds under two pages", () => {
-      const half = 3_600_000;
+      const hour = 3_600_000;
       const windows = [
-        { from: NOW - 2 * half, to: NOW - half - 1 },
-        { from: NOW - half, to: NOW },
+        { from: NOW - 2 * hour, to: NOW - hour - 1 },
+        { from: NOW - hour, to: NOW },
       ];
       const decide = (runs: number) => {
         const plan = new WindowPlan(windows, { runs, shortfall: 0 }, { ...SETTINGS, concurrency: 16 });
         const [older, newer] = [plan.take()!, plan.take()!];
         close(plan, older, 30);
-        assert.equal(plan.density(), 30 / half, "30 entries over an hour");
+        assert.equal(plan.density(), 30 / hour, "30 entries over an hour");
         // The newer hour is expected to hold 30 as well, less than the page it returns; the two
         // answers take the drain's runs from `runs` to `runs` + 80.
         return plan.answer(newer, MAX_RUNS_PER_REQUEST, "c1", AT);
