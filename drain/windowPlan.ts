@@ -43,8 +43,11 @@
  *   expected to hold) over {@link PAY_PAGES} pages each, and every piece is expected to hold a
  *   full page ({@link PIECE_PAGES}): a drain of 1,200 evenly spread entries opens about 3 more
  *   windows, not 7 (30 requests, not 36 to 38); from 2,500 entries the gate's need decides.
- *   Past {@link TAIL_SPLIT_RUNS} runs the last window left is halved whatever the density says:
- *   alone it runs one page a round trip.
+ *   Past {@link TAIL_SPLIT_RUNS} runs, while at most {@link TAIL_WINDOWS} windows are sent, a
+ *   window is halved whatever the density says: the gate needs more, and each of them runs one
+ *   page a round trip. A window the density says holds under two pages does not hold back the
+ *   split of another that ran fewer pages (it would not be split itself). An empty piece of a
+ *   ladder says where failures are not, not how dense they are: it is not in the density.
  * - Windows are pairwise disjoint and cover what is left of the selection, so requests in flight
  *   never select the same entry, and a window split between its pages loses nothing.
  *
@@ -90,11 +93,16 @@ export const PAY_PAGES = 4;
 /** Full pages each piece of a split past {@link SMALL_DRAIN_RUNS} runs is expected to hold. */
 export const PIECE_PAGES = 1;
 /**
- * Runs after which the last window left is split although the density says it holds little
+ * Runs after which the last windows left are split although the density says they hold little
  * ({@link WindowPlan.pieces}). Below, the tail's extra requests are a large share of the drain's
  * (1,200 evenly spread entries in at most 30 requests, issue 27).
  */
 export const TAIL_SPLIT_RUNS = 2_000;
+/**
+ * Windows sent at most for the tail rule ({@link TAIL_SPLIT_RUNS}): with so few, the gate (about
+ * 7 at 100 requests a second and 50 ms) is mostly idle.
+ */
+export const TAIL_WINDOWS = 3;
 /**
  * The most of a followed window's width taken as resumed when it is split: the density is an
  * average, and a piece that starts past what is left comes back empty.
@@ -392,24 +400,38 @@ export class WindowPlan {
     // Once a window came back empty, the failures are clustered (the piece holding the cluster
     // is narrowed) or running out: a new piece holds little, so splits halve.
     const halve = this.sawEmptyWindow;
-    if (this.open.some((o) => o !== w && !o.atomic && !o.held && o.pages > w.pages)) return 0;
+    if (this.longerRunning(w, at.now)) return 0;
     const room = windowRoom(this, this.open.length, this.budget(at), true);
     const most = halve ? 2 : MAX_PIECES;
-    // The last window of a large drain runs one page a round trip: halving it costs at most one
-    // request and can halve the time left, whatever the density says it holds.
-    const last = sent === 1 && this.runs >= TAIL_SPLIT_RUNS;
-    const paying = last
+    // The last windows of a large drain run one page a round trip each, and the gate needs more:
+    // halving one costs at most one request and can halve its time left, whatever the density says.
+    const tail = sent <= TAIL_WINDOWS && this.runs >= TAIL_SPLIT_RUNS;
+    const paying = tail
       ? Math.max(2, this.payingPieces(w, at.now))
       : Math.min(this.paying(at.now), this.payingPieces(w, at.now));
     return Math.min(1 + idle, 1 + missing, 1 + room, most, paying);
   }
 
   /**
+   * Whether another window sent ran more full pages than `w` and may be split: the longest-running
+   * window is split first. One that the density says holds under two pages is not split, so it
+   * does not hold back `w`.
+   */
+  private longerRunning(w: PlannedWindow, now: number): boolean {
+    return this.open.some(
+      (o) => o !== w && !o.atomic && !o.held && o.pages > w.pages && this.payingPieces(o, now) >= 2,
+    );
+  }
+
+  /**
    * Adds a closed window's exact count to the density sample, when it held all it was opened
-   * with: a lower bound, no cursor at the start, not where another window's cursor resumed.
+   * with: a lower bound, no cursor at the start, not where another window's cursor resumed. An
+   * empty piece of a ladder is left out: it says where failures are not (the horizon is wider
+   * than their span), not how dense they are, and an empty window makes the density unknown.
    */
   private learn(w: PlannedWindow, now: number): void {
     if (w.window.from === undefined || !w.whole || w.drainedBelow === true) return;
+    if (w.group?.ladder === true && w.resumed === 0) return;
     const range = effectiveRange(w.window, now, this.settings.horizonMs);
     if (range === undefined) return;
     const ms = range[1] - range[0] + 1;

@@ -12,6 +12,7 @@ import {
   GATE_BACKLOG,
   PROBE_SHARE,
   TAIL_SPLIT_RUNS,
+  TAIL_WINDOWS,
   WindowPlan,
   targetWindows,
   type PlanContext,
@@ -359,13 +360,24 @@ describe("client/windowPlan (the planner, without I/O)", () => {
     });
 
     it("forgets the density once a bounded piece held nothing (clustered failures)", () => {
-      const plan = fresh();
+      const plan = bounded();
       const d = plan.answer(plan.take()!, MAX_RUNS_PER_REQUEST, "c1", AT);
       const pieces = d.kind === "split" ? d.into : [];
       close(plan, pieces[pieces.length - 1], 30);
       assert.notEqual(plan.density(), undefined);
       close(plan, pieces[pieces.length - 2], 0);
       assert.equal(plan.density(), undefined);
+    });
+
+    it("leaves an empty piece of a ladder out: it says where failures are not, not how dense they are", () => {
+      const plan = fresh();
+      const d = plan.answer(plan.take()!, MAX_RUNS_PER_REQUEST, "c1", AT);
+      const pieces = d.kind === "split" ? d.into : [];
+      const newest = pieces[pieces.length - 1];
+      close(plan, newest, 30);
+      // The ladder's bounded rung before the newest (15 to 90 minutes back) held nothing.
+      close(plan, pieces[pieces.length - 2], 0);
+      assert.equal(plan.density(), 30 / (NOW - (newest.window.from as number) + 1));
     });
 
     it("trusts no density from fewer than DENSITY_SAMPLE entries", () => {
@@ -428,6 +440,46 @@ describe("client/windowPlan (the planner, without I/O)", () => {
       assert.equal(d.kind, "split");
       assert.equal(d.kind === "split" ? d.into.length : 0, 2);
       assert.equal(decide(TAIL_SPLIT_RUNS - 200).kind, "continue", "a smaller drain follows the density");
+    });
+
+    it("halves one of the last TAIL_WINDOWS windows sent past TAIL_SPLIT_RUNS runs, not one of more", () => {
+      const hour = 3_600_000;
+      /** `n` windows of an hour each, the oldest closed with 30 entries; the newest answers. */
+      const decide = (n: number) => {
+        const windows = Array.from({ length: n }, (_, i) => ({
+          from: NOW - (n - i) * hour + 1,
+          to: NOW - (n - i - 1) * hour,
+        }));
+        const plan = new WindowPlan(windows, { runs: TAIL_SPLIT_RUNS, shortfall: 0 }, SETTINGS);
+        const sent = windows.map(() => plan.take()!);
+        close(plan, sent[0], 30);
+        return plan.answer(sent[n - 1], MAX_RUNS_PER_REQUEST, "c1", { ...AT, inFlight: n - 2 });
+      };
+      const d = decide(TAIL_WINDOWS + 1);
+      assert.equal(d.kind === "split" ? d.into.length : 0, 2, `${TAIL_WINDOWS} sent: halved`);
+      assert.equal(decide(TAIL_WINDOWS + 2).kind, "continue", "more sent: the density decides");
+    });
+
+    it("does not let a window the density says is nearly done hold back the split of another", () => {
+      const hour = 3_600_000;
+      /** A window followed for 3 pages (`olderHours` wide) and a 10-hour one after its first page. */
+      const decide = (olderHours: number) => {
+        const windows = [
+          { from: NOW - 12 * hour - olderHours * hour + 1, to: NOW - 12 * hour },
+          { from: NOW - 12 * hour + 1, to: NOW - 11 * hour },
+          { from: NOW - 11 * hour + 1, to: NOW - hour },
+        ];
+        const plan = new WindowPlan(windows, { runs: 600, shortfall: 0 }, SETTINGS);
+        const [followed, sample, wide] = [plan.take()!, plan.take()!, plan.take()!];
+        const busy = { ...AT, gateWaiting: GATE_BACKLOG };
+        for (const c of ["a1", "a2", "a3"]) plan.answer(followed, MAX_RUNS_PER_REQUEST, c, busy);
+        close(plan, sample, 30); // 30 entries an hour
+        return plan.answer(wide, MAX_RUNS_PER_REQUEST, "c1", { ...AT, inFlight: 1 });
+      };
+      // 3 hours (90 expected) of which 150 are resumed: it holds under two pages, so it is not split.
+      assert.equal(decide(3).kind, "split");
+      // 20 hours: 450 left, more pages than the wide window's first; it is split first.
+      assert.equal(decide(20).kind, "continue");
     });
 
     it("drains 1,200 evenly spread entries in at most ceil(N/50) + 6 = 30 requests; at 2,500 the gate still gets its windows", () => {
