@@ -415,11 +415,14 @@ export class WindowPlan {
   /**
    * Whether another window sent ran more full pages than `w` and may be split: the longest-running
    * window is split first. One that the density says holds under two pages is not split, so it
-   * does not hold back `w`.
+   * does not hold back a window with a lower bound; a window open below (where its failures start,
+   * and so what it holds, is a guess) still waits for every longer-running one.
    */
   private longerRunning(w: PlannedWindow, now: number): boolean {
+    const known = w.window.from !== undefined;
     return this.open.some(
-      (o) => o !== w && !o.atomic && !o.held && o.pages > w.pages && this.payingPieces(o, now) >= 2,
+      (o) =>
+        o !== w && !o.atomic && !o.held && o.pages > w.pages && (!known || this.payingPieces(o, now) >= 2),
     );
   }
 

@@ -482,6 +482,21 @@ describe("client/windowPlan (the planner, without I/O)", () => {
       assert.equal(decide(20).kind, "continue");
     });
 
+    it("keeps a window open below waiting for every window that ran longer: what it holds is a guess", () => {
+      const hour = 3_600_000;
+      const windows = [
+        { to: NOW - 12 * hour },
+        { from: NOW - 12 * hour + 1, to: NOW - 9 * hour },
+        { from: NOW - 9 * hour + 1, to: NOW - 8 * hour },
+      ];
+      const plan = new WindowPlan(windows, { runs: 600, shortfall: 0 }, SETTINGS);
+      const [below, followed, sample] = [plan.take()!, plan.take()!, plan.take()!];
+      const busy = { ...AT, gateWaiting: GATE_BACKLOG };
+      for (const c of ["a1", "a2", "a3"]) plan.answer(followed, MAX_RUNS_PER_REQUEST, c, busy);
+      close(plan, sample, 30); // the followed window (90 expected, 150 resumed) is nearly done
+      assert.equal(plan.answer(below, MAX_RUNS_PER_REQUEST, "c1", { ...AT, inFlight: 1 }).kind, "continue");
+    });
+
     it("drains 1,200 evenly spread entries in at most ceil(N/50) + 6 = 30 requests; at 2,500 the gate still gets its windows", () => {
       // With the planner alone (answers in a fixed order); the 90-day horizon is bench 9's.
       for (const horizonMs of [3 * DAY, 7 * DAY]) {
