@@ -1,7 +1,7 @@
 /**
  * Entry point of one bench file: `node -r ts-node/register/transpile-only bench/<name>.ts
- * [--out file.json]` runs it, prints its markdown and writes its result as JSON (bench/run.ts
- * runs each bench this way, in a process of its own).
+ * [--out file.json]` runs it and prints its markdown, or, with `--out`, writes its result as JSON
+ * instead (bench/run.ts runs each bench this way, in a process of its own, and prints them all).
  */
 import * as fs from "node:fs";
 import { markdown, type BenchResult } from "./result";
