@@ -10,6 +10,7 @@ import {
   DENSITY_SAMPLE,
   DRAINED_MAX,
   GATE_BACKLOG,
+  LATER_PIECES,
   PROBE_SHARE,
   TAIL_SPLIT_RUNS,
   TAIL_WINDOWS,
@@ -174,7 +175,7 @@ describe("client/windowPlan (the planner, without I/O)", () => {
     function clusteredPlan(runs = 2_550): { plan: WindowPlan; w: PlannedWindow } {
       const plan = bounded();
       plan.answer(plan.take()!, 50, "c0", AT);
-      const pieces = [0, 1, 2, 3].map(() => plan.take()!);
+      const pieces = Array.from({ length: LATER_PIECES }, () => plan.take()!);
       pieces.slice(1).forEach((p) => plan.answer(p, 0, undefined, AT));
       // Past 500 runs the budget has room again.
       plan.runs = runs;
@@ -293,7 +294,7 @@ describe("client/windowPlan (the planner, without I/O)", () => {
           w = flying.length < 6 ? plan.take() : undefined;
         }
         answerFrom(dlq, plan, flying.shift()!, { ...AT, inFlight: flying.length });
-        if (plan.open.some((o) => o.held) && i > 200) {
+        if (plan.open.some((o) => o.held) && i > 20) {
           // The requests in flight finish and are recorded, as the runner does on a failure.
           for (const w of flying.splice(0)) answerFrom(dlq, plan, w, { ...AT, gateWaiting: Infinity });
           saved = plan.snapshot();
@@ -411,14 +412,15 @@ describe("client/windowPlan (the planner, without I/O)", () => {
           pieces: d.kind === "split" ? d.into.length : 0,
         };
       };
-      // 150 of the 200 expected resumed: 0.75 taken as resumed, then a quarter of the rest.
+      // 150 of the 200 expected resumed: 0.75 taken as resumed, then a third of the rest.
+      const k = LATER_PIECES;
       const three = firstPiece(3);
-      assert.equal(three.pieces, 4);
-      assert.ok(Math.abs(three.share - (0.75 + 0.25 / 4)) < 1e-6, `first piece ${three.share}`);
+      assert.equal(three.pieces, k);
+      assert.ok(Math.abs(three.share - (0.75 + 0.25 / k)) < 1e-6, `first piece ${three.share}`);
       // 100 of 200: the median guess, half.
-      assert.ok(Math.abs(firstPiece(2).share - (0.5 + 0.5 / 4)) < 1e-6);
+      assert.ok(Math.abs(firstPiece(2).share - (0.5 + 0.5 / k)) < 1e-6);
       // 200 of 200: at most DRAINED_MAX, so the first piece still starts where entries may be left.
-      assert.ok(Math.abs(firstPiece(4).share - (DRAINED_MAX + (1 - DRAINED_MAX) / 4)) < 1e-6);
+      assert.ok(Math.abs(firstPiece(4).share - (DRAINED_MAX + (1 - DRAINED_MAX) / k)) < 1e-6);
     });
 
     it("halves the last window left past TAIL_SPLIT_RUNS runs, though the density says it holds under two pages", () => {
