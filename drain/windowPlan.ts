@@ -409,7 +409,7 @@ export class WindowPlan {
     const halve = this.sawEmptyWindow;
     if (this.longerRunning(w, at.now)) return 0;
     const room = windowRoom(this, this.open.length, this.budget(at), true);
-    // The selection's own window, open below, is split as a ladder: where failures are is not known.
+    // A window that is no piece (the selection, or a saved window) and open below: its ladder.
     const first = w.window.from === undefined && !w.piece;
     const most = halve ? 2 : first ? MAX_PIECES : LATER_PIECES;
     // The last windows of a large drain run one page a round trip each, and the gate needs more:
