@@ -149,6 +149,11 @@ export interface DrainWindow {
   from?: number;
   /** Last millisecond of the window (sent as `toDate`); unset: open above. */
   to?: number;
+  /**
+   * The run-ID prefix of the window's entries (sent as `workflowRunId`): a piece of a fan-out
+   * ({@link fanOut}); unset: the selection's. Never saved: a saved state holds the fanned window.
+   */
+  runIdPrefix?: string;
 }
 
 /** A window that is not finished, with the cursor of its last answered page. */

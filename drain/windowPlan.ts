@@ -60,7 +60,9 @@ import type { DrainWindow, OpenWindow, WindowDrainState } from "./types";
 import {
   SMALL_DRAIN_RUNS,
   effectiveRange,
+  fanOut,
   rootWindow,
+  RUN_ID_DIGITS,
   splitOpenBelow,
   splitWindowInto,
   windowRoom,
@@ -117,6 +119,13 @@ export const TAIL_WINDOWS = 3;
 export const DRAINED_MAX = 0.8;
 /** Entries the closed windows must have held before their density is trusted. */
 export const DENSITY_SAMPLE = 10;
+/** Full pages a window has returned before it may be fanned out by run ID ({@link fanOut}). */
+export const FAN_PAGES = 4;
+/**
+ * Windows sent at most when one is fanned out by run ID: with so few, failures are clustered in
+ * them and the gate is mostly idle.
+ */
+export const FAN_WINDOWS = 3;
 
 /**
  * Windows that keep the rate gate busy: `ceil(rate × round trip) + GATE_BACKLOG`, at most
@@ -160,6 +169,10 @@ export interface PlannedWindow {
   resumed: number;
   /** Opened without a cursor: when it closes, `resumed` is everything it held. */
   whole: boolean;
+  /** A piece of a fan-out (or of its splits): the fanned window, drained again after its pieces. */
+  fannedFrom?: PlannedWindow;
+  /** The window was fanned out: it is not fanned again. */
+  fanned?: boolean;
 }
 
 /** The pieces of one split: whether one came back empty, and the split its window came from. */
@@ -236,6 +249,11 @@ export interface PlanSettings extends WindowBudget {
   maxEmptyPages: number;
   /** How far back failures may lie when the selection has no `fromDate`, ms. */
   horizonMs: number;
+  /**
+   * The run-ID prefix a fan-out extends ({@link fanOut}): the selection's `workflowRunId`, else
+   * `DEFAULT_RUN_ID_BASE`; unset: no fan-out.
+   */
+  runIdBase?: string;
 }
 
 /** The open windows of a drain and the budget counters, with the decisions on them. */
@@ -271,6 +289,11 @@ export class WindowPlan {
   private readonly offLadder = { runs: 0, ms: 0 };
   /** Windows opened by splits after {@link SMALL_DRAIN_RUNS} runs came back. */
   private openedPast = 0;
+  /**
+   * A fanned window drained again after its pieces returned runs: run IDs do not all continue
+   * with {@link RUN_ID_DIGITS}, so no window is fanned out any more.
+   */
+  private fanMissed = false;
 
   /**
    * @param windows - the windows to start from, disjoint and in failure-time order
@@ -353,10 +376,12 @@ export class WindowPlan {
       for (const o of this.open) if (descends(o.group, w.group)) o.fullProbes = 0;
     }
     if (w.rest !== undefined) this.probed(w, runs, next === undefined);
+    if (w.fanned === true && w.fannedFrom === undefined && runs > 0) this.fanMissed = true;
     w.resumed += runs;
     if (next === undefined) {
       this.learn(w, at.now);
       this.open.splice(this.open.indexOf(w), 1);
+      this.sweep(w.fannedFrom);
       if (!this.open.some((o) => !o.held)) this.release();
       return { kind: "closed" };
     }
@@ -387,12 +412,22 @@ export class WindowPlan {
 
   /** The state to continue from: the open windows with their cursors, and the counters. */
   snapshot(): WindowDrainState {
+    // The pieces of a fan-out are saved as the window they were fanned from, without a cursor:
+    // its entries that are left are what its pieces did not resume.
+    const fans = new Set<PlannedWindow>();
+    const windows: OpenWindow[] = [];
+    for (const p of this.open) {
+      const f = p.fannedFrom;
+      if (f === undefined)
+        windows.push({ ...p.window, ...(p.cursor !== undefined ? { cursor: p.cursor } : {}) });
+      else if (!fans.has(f)) {
+        fans.add(f);
+        windows.push({ ...f.window });
+      }
+    }
     return {
       version: 1,
-      windows: this.open.map((p) => ({
-        ...p.window,
-        ...(p.cursor !== undefined ? { cursor: p.cursor } : {}),
-      })),
+      windows,
       runs: this.runs,
       shortfall: this.shortfall,
     };
@@ -528,6 +563,7 @@ export class WindowPlan {
    * until {@link DENSE_AFTER} probes in a row came back with runs.
    */
   private split(w: PlannedWindow, at: PlanContext): PlannedWindow[] | undefined {
+    if (this.fans(w, at)) return this.fan(w);
     const k = this.pieces(w, at);
     if (k < 2) return undefined;
     const clustered = clusteredIn(w.group);
@@ -556,8 +592,10 @@ export class WindowPlan {
       pieces: windows.length,
       ladder: ladder !== undefined,
     };
+    const prefix = w.window.runIdPrefix;
     const into = windows.map((x) => ({
-      ...this.planned(x, false),
+      ...this.planned(prefix !== undefined ? { ...x, runIdPrefix: prefix } : x, false),
+      ...(w.fannedFrom !== undefined ? { fannedFrom: w.fannedFrom } : {}),
       piece: true,
       fullProbes: w.fullProbes,
       group,
@@ -580,6 +618,51 @@ export class WindowPlan {
     this.splits += into.length - 1;
     if (this.runs > SMALL_DRAIN_RUNS) this.openedPast += into.length - 1;
     return into;
+  }
+
+  /**
+   * Whether `w` is fanned out by run ID now: past 500 runs, once a window came back empty, when
+   * `w` returned {@link FAN_PAGES} full pages or more, at most {@link FAN_WINDOWS} windows are
+   * sent (failures clustered where the gate is mostly idle, which splits by time find slowly),
+   * and the budget has room for every piece and the fanned window's last page.
+   */
+  private fans(w: PlannedWindow, at: PlanContext): boolean {
+    if (this.settings.runIdBase === undefined || this.fanMissed || !this.sawEmptyWindow) return false;
+    if (process.env.FD !== "0" && this.density() !== undefined) return false;
+    if (this.runs <= SMALL_DRAIN_RUNS || w.pages < FAN_PAGES || w.fanned === true) return false;
+    if (w.fannedFrom !== undefined || w.window.runIdPrefix !== undefined) return false;
+    if (this.open.filter((o) => !o.held).length > FAN_WINDOWS) return false;
+    return windowRoom(this, this.open.length, this.budget(at), true) >= RUN_ID_DIGITS.length;
+  }
+
+  /**
+   * Fans `w` out by run ID ({@link fanOut}): its pieces are sent, and `w` itself (without its
+   * cursor, for the entries whose IDs no piece selects) once they are all closed.
+   */
+  private fan(w: PlannedWindow): PlannedWindow[] {
+    const from: PlannedWindow = { ...this.planned(w.window, false), piece: true, fanned: true, whole: false };
+    const group: SplitGroup = { empty: false, parent: w.group, followed: true, pieces: 2, ladder: false };
+    const into = fanOut(w.window, this.settings.runIdBase as string).map((x) => ({
+      ...this.planned(x, false),
+      piece: true,
+      whole: false,
+      group,
+      fannedFrom: from,
+    }));
+    this.open.splice(this.open.indexOf(w), 1, ...into);
+    this.queue.push(...into);
+    this.splits += into.length - 1;
+    if (this.runs > SMALL_DRAIN_RUNS) this.openedPast += into.length - 1;
+    return into;
+  }
+
+  /** Sends the fanned window `f` again once none of its pieces is open. */
+  private sweep(f: PlannedWindow | undefined): void {
+    if (f === undefined || this.open.some((o) => o.fannedFrom === f)) return;
+    const end = f.window.to ?? Infinity;
+    const i = this.open.findIndex((o) => (o.window.from ?? -Infinity) > end);
+    this.open.splice(i < 0 ? this.open.length : i, 0, f);
+    this.queue.push(f);
   }
 
   /**
@@ -644,6 +727,7 @@ export class WindowPlan {
     const window: DrainWindow = {};
     if (w.from !== undefined) window.from = w.from;
     if (w.to !== undefined) window.to = w.to;
+    if (w.runIdPrefix !== undefined) window.runIdPrefix = w.runIdPrefix;
     return {
       window,
       cursor: w.cursor,

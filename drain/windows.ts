@@ -73,7 +73,27 @@ export function windowSelection(selection: DlqSelection, window: DrainWindow): D
   const s: DlqSelection = { ...rest };
   if (window.from !== undefined) s.fromDate = window.from;
   if (window.to !== undefined) s.toDate = window.to;
+  if (window.runIdPrefix !== undefined) s.workflowRunId = window.runIdPrefix;
   return s;
+}
+
+/**
+ * What a run ID starts with when the selection names no `workflowRunId`: the service's run IDs
+ * read `wfr_…` (its answers show them so).
+ */
+export const DEFAULT_RUN_ID_BASE = "wfr_";
+/** The characters a fan-out extends the run-ID prefix with: one piece each. */
+export const RUN_ID_DIGITS = "0123456789abcdef";
+
+/**
+ * The pieces of a fan-out of `window`: the same failure-time bounds, each for the run IDs that
+ * start with `base` and one of {@link RUN_ID_DIGITS}. Run IDs are random, so each piece holds
+ * about an equal share of the window's entries whatever their failure times are; an ID that
+ * continues otherwise is in no piece, so the window itself is drained again after its pieces
+ * (by the planner): nothing is lost if IDs do not look like that.
+ */
+export function fanOut(window: DrainWindow, base: string): DrainWindow[] {
+  return [...RUN_ID_DIGITS].map((d) => ({ ...window, runIdPrefix: `${base}${d}` }));
 }
 
 /**

@@ -115,6 +115,8 @@ export class FakeDlq {
   private readonly active = new Set<DrainWindow>();
   overlaps = 0;
   private readonly next: Int32Array;
+  /** Each entry's run ID: `wfr_` and random hex, as the emulator's, unless given. */
+  readonly ids: string[];
   private runSeq = 0;
   /** Awaited before each request is handled (latency, interleaving). */
   delay: () => Promise<void> = async () => undefined;
@@ -123,9 +125,15 @@ export class FakeDlq {
   /** Resume the page but lose the answer (ambiguous), for these request indices. */
   loseAnswer?: (index: number) => boolean;
 
-  constructor(times: number[]) {
+  constructor(times: number[], ids?: (i: number) => string) {
     this.times = [...times].sort((a, b) => a - b);
     this.resumed = new Uint8Array(this.times.length);
+    const r = prng(this.times.length + 1);
+    const hex = (): string =>
+      Math.floor(r() * 2 ** 32)
+        .toString(16)
+        .padStart(8, "0");
+    this.ids = this.times.map((_, i) => ids?.(i) ?? `wfr_${hex()}${hex()}`);
     this.next = new Int32Array(this.times.length + 1).map((_, i) => i);
   }
 
@@ -181,7 +189,9 @@ export class FakeDlq {
     for (const w of this.active) {
       const lo = Math.max(w.from ?? -Infinity, window.from ?? -Infinity);
       const hi = Math.min(w.to ?? Infinity, window.to ?? Infinity);
-      if (lo <= hi) this.overlaps += 1;
+      const a = w.runIdPrefix ?? "";
+      const b = window.runIdPrefix ?? "";
+      if (lo <= hi && (a.startsWith(b) || b.startsWith(a))) this.overlaps += 1;
     }
     this.active.add(window);
     try {
@@ -205,7 +215,8 @@ export class FakeDlq {
 
   /** Handles one request at once (for a mocked HTTP endpoint). */
   resumeNow(window: DrainWindow, cursor: string | undefined): ResumePage {
-    const key = `${window.from ?? "-"}:${window.to ?? "-"}`;
+    const key = `${window.from ?? "-"}:${window.to ?? "-"}:${window.runIdPrefix ?? "-"}`;
+    const prefix = window.runIdPrefix;
     let start = this.lowerBound(window.from ?? -Infinity);
     if (cursor !== undefined) {
       const m = /^(.*)@(\d+)$/.exec(cursor);
@@ -218,16 +229,23 @@ export class FakeDlq {
     }
     const to = window.to ?? Infinity;
     const workflowRuns = [];
-    let i = this.alive(start);
+    const within = (k: number): boolean => k < this.times.length && this.times[k] <= to;
+    // The next entry not resumed from `k` on whose run ID starts with the window's prefix.
+    const from = (k: number): number => {
+      let j = this.alive(k);
+      while (prefix !== undefined && within(j) && !this.ids[j].startsWith(prefix)) j = this.alive(j + 1);
+      return j;
+    };
+    let i = from(start);
     let last = start;
-    while (i < this.times.length && this.times[i] <= to && workflowRuns.length < 50) {
+    while (within(i) && workflowRuns.length < 50) {
       this.resumed[i] += 1;
       this.next[i] = i + 1;
       workflowRuns.push({ workflowRunId: `wfr_${this.runSeq++}`, workflowCreatedAt: NOW });
       last = i + 1;
-      i = this.alive(i + 1);
+      i = from(i + 1);
     }
-    const more = i < this.times.length && this.times[i] <= to;
+    const more = within(i);
     return { cursor: more ? `${key}@${last}` : undefined, workflowRuns };
   }
 }

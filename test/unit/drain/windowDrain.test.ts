@@ -5,7 +5,7 @@ import { PartialFailure, drainPages } from "../../../drain/cursorDrain";
 import type { CallState } from "../../../client/request";
 import type { DrainWindow, GateStatus, WindowDrainOptions, WindowPageEvent } from "../../../drain/types";
 import { drainWindows, type WindowDrainProgress } from "../../../drain/windowDrain";
-import { requestAllowance, rootWindow } from "../../../drain/windows";
+import { RUN_ID_DIGITS, requestAllowance, rootWindow } from "../../../drain/windows";
 import { DAY, DISTRIBUTIONS, FakeDlq, NOW, VirtualClock, prng } from "../../../bench/lib/windowSim";
 
 /** The allowance of the issue: ceil(N/50) + 4 up to 500 entries, 1.10 × ceil(N/50) + 24 above. */
@@ -43,13 +43,15 @@ async function partial(p: Promise<unknown>): Promise<PartialFailure> {
 }
 
 function key(w: DrainWindow): string {
-  return `${w.from ?? "-"}..${w.to ?? "-"}`;
+  return `${w.from ?? "-"}..${w.to ?? "-"}${w.runIdPrefix !== undefined ? `#${w.runIdPrefix}` : ""}`;
 }
 
+/** Whether `inner` selects part of what `outer` selects: narrower bounds, or a longer run-ID prefix. */
 function inside(inner: DrainWindow, outer: DrainWindow): boolean {
   return (
     (outer.from === undefined || (inner.from !== undefined && inner.from >= outer.from)) &&
     (outer.to === undefined || (inner.to !== undefined && inner.to <= outer.to)) &&
+    (inner.runIdPrefix ?? "").startsWith(outer.runIdPrefix ?? "") &&
     key(inner) !== key(outer)
   );
 }
@@ -352,6 +354,63 @@ describe("client/windowDrain (scheduler)", () => {
     });
   });
 
+  describe("fan-out by run ID", () => {
+    const fanned = (dlq: FakeDlq) => dlq.requests.filter((r) => r.window.runIdPrefix !== undefined);
+
+    it("fans a clustered window out: every entry once, within the allowance, fewer requests", async () => {
+      const n = 5_000;
+      const { dlq, clock } = setup(DISTRIBUTIONS.outage2h(n));
+      const res = await run(dlq, clock, { concurrency: 16 }, undefined, {});
+      assertExactlyOnce(dlq);
+      assert.equal(res.resumedCount, n);
+      assert.ok(fanned(dlq).length >= RUN_ID_DIGITS.length, "the outage's window was fanned out");
+      assert.ok(res.requestCount <= bound(n), `${res.requestCount} requests > ${bound(n)}`);
+    });
+
+    it("drains the fanned window again for IDs no piece selects, and fans out no more", async () => {
+      const n = 5_000;
+      const times = DISTRIBUTIONS.outage2h(n);
+      const dlq = new FakeDlq(times, (i) => `order-${i}`);
+      const clock = new VirtualClock();
+      const r = prng(7);
+      dlq.delay = () => clock.sleep(20 + Math.floor(r() * 60));
+      const res = await run(dlq, clock, { concurrency: 16 });
+      assertExactlyOnce(dlq);
+      assert.equal(res.resumedCount, n);
+      assert.equal(fanned(dlq).length, RUN_ID_DIGITS.length, "one fan-out, its pieces empty");
+      assert.ok(fanned(dlq).every((q) => q.runs === 0));
+      assert.ok(res.requestCount <= bound(n), `${res.requestCount} requests > ${bound(n)}`);
+    });
+
+    it("saves a fan-out as the window it was fanned from; the next drain resumes each entry once", async () => {
+      const n = 5_000;
+      const { dlq, clock } = setup(DISTRIBUTIONS.outage2h(n));
+      const abort = new AbortController();
+      let during: WindowPageEvent["state"] | undefined;
+      const f = await partial(
+        run(dlq, clock, {
+          concurrency: 16,
+          signal: abort.signal,
+          onPage: (e) => {
+            if (fanned(dlq).length > 0 && dlq.requests.at(-1)?.window.runIdPrefix !== undefined) {
+              during = e.state;
+              abort.abort();
+            }
+          },
+        }),
+      );
+      assert.ok(during !== undefined, "cut off while the pieces ran");
+      const saved = f.progress.windowState as NonNullable<typeof f.progress.windowState>;
+      assert.ok(
+        saved.windows.every((w) => !("runIdPrefix" in w)),
+        "no piece of a fan-out is saved",
+      );
+      const rest = await run(dlq, clock, { concurrency: 16, state: saved });
+      assertExactlyOnce(dlq);
+      assert.equal(f.progress.resumedCount + rest.resumedCount, n);
+    });
+  });
+
   describe("splitting", () => {
     it("does not split while requests wait at the rate gate (the rate, not latency, bounds the drain)", async () => {
       const { dlq, clock } = setup(DISTRIBUTIONS.uniform3d(2_000));
@@ -377,7 +436,9 @@ describe("client/windowDrain (scheduler)", () => {
         assert.equal(e.requestCount, i + 1);
         assert.ok(e.windowsOpen >= e.windowsInFlight);
         assert.equal(e.concurrency, 16, "the option, as the drain applied it");
-        assert.equal(e.state.windows.length, e.windowsOpen);
+        // The pieces of a fan-out by run ID are saved as the one window they were fanned from.
+        assert.ok(e.state.windows.length >= 1 || e.windowsOpen === 0);
+        assert.ok(e.state.windows.length <= e.windowsOpen);
         assert.ok(JSON.stringify(e.state).length < 4096);
         for (let j = 1; j < e.state.windows.length; j++) {
           assert.ok(e.state.windows[j].from! > e.state.windows[j - 1].to!, "ordered and disjoint");

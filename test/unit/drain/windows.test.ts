@@ -9,6 +9,8 @@ import {
   LADDER_RATIO,
   LARGE_DRAIN_CREDIT,
   effectiveRange,
+  fanOut,
+  RUN_ID_DIGITS,
   splitOpenBelow,
   mayOpenWindow,
   rootWindow,
@@ -52,6 +54,19 @@ describe("client/windows (planner)", () => {
     });
     assert.deepEqual(windowSelection({ workflowUrl: "u" }, {}), { workflowUrl: "u" });
     assert.deepEqual(windowSelection({}, { to: 7 }), { toDate: 7 });
+  });
+
+  it("a fan-out keeps the window's bounds and extends the run-ID prefix by each digit, sent as workflowRunId", () => {
+    const pieces = fanOut({ from: 10, to: 20 }, "wfr_a");
+    assert.equal(pieces.length, RUN_ID_DIGITS.length);
+    assert.deepEqual(pieces[0], { from: 10, to: 20, runIdPrefix: "wfr_a0" });
+    assert.deepEqual(pieces.at(-1), { from: 10, to: 20, runIdPrefix: "wfr_af" });
+    assert.deepEqual(windowSelection({ workflowUrl: "u", workflowRunId: "wfr_a" }, pieces[3]), {
+      workflowUrl: "u",
+      workflowRunId: "wfr_a3",
+      fromDate: 10,
+      toDate: 20,
+    });
   });
 
   describe("effectiveRange", () => {
