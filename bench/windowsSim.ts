@@ -90,12 +90,13 @@ const TRACE = process.argv.includes("--trace") || process.env.SIM_TRACE === "1";
 
 /**
  * `--trace`: one line per answer on stderr: time (s), runs (+: a cursor), cursor or start, width,
- * [from, to] in minutes from the answer (-: open).
+ * [from, to] in minutes from the answer (-: open), and the run-ID prefix of a fan-out's piece.
  */
 function trace(now: number, w: DrainWindow, cursor: string | undefined, page: ResumePage): void {
   const width = w.from !== undefined && w.to !== undefined ? `${w.to - w.from + 1}ms` : "open";
   const m = (t: number | undefined) => (t === undefined ? "-" : ((t - now) / 60000).toFixed(1));
-  const line = `${(now % 1e6) / 1000} ${page.workflowRuns.length}${page.cursor ? "+" : ""} ${cursor ? "cursor" : "start"} ${width} [${m(w.from)}, ${m(w.to)}]`;
+  const id = w.runIdPrefix !== undefined ? ` ${w.runIdPrefix}` : "";
+  const line = `${(now % 1e6) / 1000} ${page.workflowRuns.length}${page.cursor ? "+" : ""} ${cursor ? "cursor" : "start"} ${width} [${m(w.from)}, ${m(w.to)}]${id}`;
   process.stderr.write(`${line}\n`);
 }
 

@@ -49,6 +49,14 @@
  *   page a round trip. A window the density says holds under two pages does not hold back the
  *   split of another that ran fewer pages (it would not be split itself). An empty piece of a
  *   ladder says where failures are not, not how dense they are: it is not in the density.
+ * - Past 500 runs, where failures are clustered (the density is unknown: a bounded window came
+ *   back empty) and at most {@link FAN_WINDOWS} windows are sent, a window that returned
+ *   {@link FAN_PAGES} full pages is fanned out by run ID (`fanOut`): 16 pieces with its bounds,
+ *   each selecting the run IDs that start with the prefix and one hex digit. Run IDs are random,
+ *   so each piece holds about a sixteenth of the window whatever the failure times: a cluster one
+ *   second wide drains on 16 windows at once without being narrowed in time first. The window
+ *   itself is sent again once its pieces closed (for IDs that continue otherwise); if that finds
+ *   runs, no window is fanned out again. A saved state holds the window, not its pieces.
  * - Windows are pairwise disjoint and cover what is left of the selection, so requests in flight
  *   never select the same entry, and a window split between its pages loses nothing.
  *
@@ -120,7 +128,7 @@ export const DRAINED_MAX = 0.8;
 /** Entries the closed windows must have held before their density is trusted. */
 export const DENSITY_SAMPLE = 10;
 /** Full pages a window has returned before it may be fanned out by run ID ({@link fanOut}). */
-export const FAN_PAGES = 4;
+export const FAN_PAGES = 5;
 /**
  * Windows sent at most when one is fanned out by run ID: with so few, failures are clustered in
  * them and the gate is mostly idle.
@@ -563,7 +571,9 @@ export class WindowPlan {
    * until {@link DENSE_AFTER} probes in a row came back with runs.
    */
   private split(w: PlannedWindow, at: PlanContext): PlannedWindow[] | undefined {
-    if (this.fans(w, at)) return this.fan(w);
+    const fanning = this.fanning(w, at);
+    if (fanning === "fan") return this.fan(w);
+    if (fanning === "wait") return undefined;
     const k = this.pieces(w, at);
     if (k < 2) return undefined;
     const clustered = clusteredIn(w.group);
@@ -621,18 +631,25 @@ export class WindowPlan {
   }
 
   /**
-   * Whether `w` is fanned out by run ID now: past 500 runs, once a window came back empty, when
-   * `w` returned {@link FAN_PAGES} full pages or more, at most {@link FAN_WINDOWS} windows are
-   * sent (failures clustered where the gate is mostly idle, which splits by time find slowly),
-   * and the budget has room for every piece and the fanned window's last page.
+   * Whether `w` is fanned out by run ID now (`"fan"`), or continues with its cursor until the
+   * pieces of another fan-out close and free the budget (`"wait"`), rather than being split in
+   * time. Only past 500 runs, once a window came back empty and the density is unknown (failures
+   * clustered), when `w` returned {@link FAN_PAGES} full pages or more and at most
+   * {@link FAN_WINDOWS} windows are sent (the gate mostly idle, or busy with fan-outs), with
+   * `concurrency` for every piece at once and room in the budget for each.
    */
-  private fans(w: PlannedWindow, at: PlanContext): boolean {
-    if (this.settings.runIdBase === undefined || this.fanMissed || !this.sawEmptyWindow) return false;
-    if (process.env.FD !== "0" && this.density() !== undefined) return false;
-    if (this.runs <= SMALL_DRAIN_RUNS || w.pages < FAN_PAGES || w.fanned === true) return false;
-    if (w.fannedFrom !== undefined || w.window.runIdPrefix !== undefined) return false;
-    if (this.open.filter((o) => !o.held).length > FAN_WINDOWS) return false;
-    return windowRoom(this, this.open.length, this.budget(at), true) >= RUN_ID_DIGITS.length;
+  private fanning(w: PlannedWindow, at: PlanContext): "fan" | "wait" | undefined {
+    if (this.settings.runIdBase === undefined || this.fanMissed || !this.sawEmptyWindow) return undefined;
+    // Its pieces run at once, or it gains nothing over a split in time.
+    if (this.settings.concurrency < RUN_ID_DIGITS.length) return undefined;
+    if (this.density() !== undefined || this.runs <= SMALL_DRAIN_RUNS || w.pages < FAN_PAGES)
+      return undefined;
+    if (w.fanned === true || w.fannedFrom !== undefined || w.window.runIdPrefix !== undefined)
+      return undefined;
+    const others = this.open.filter((o) => !o.held && o.fannedFrom === undefined).length;
+    if (others > FAN_WINDOWS) return undefined;
+    if (windowRoom(this, this.open.length, this.budget(at), true) >= RUN_ID_DIGITS.length) return "fan";
+    return this.open.some((o) => o.fannedFrom !== undefined) ? "wait" : undefined;
   }
 
   /**

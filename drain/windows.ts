@@ -7,7 +7,9 @@
  * are inclusive integer milliseconds, so windows `[a, m]` and `[m + 1, b]` select disjoint sets
  * whose union is `[a, b]`. A request for a window without a cursor returns that window's next
  * remaining entries, so a window can be split or restarted without its cursor: no entry is lost
- * or resumed twice.
+ * or resumed twice. The pieces of a fan-out by run ID ({@link fanOut}) share their window's bounds
+ * and select run-ID prefixes of one length, so they are disjoint too; the window itself is sent
+ * again only after all of them closed, for the IDs none of them selects.
  *
  * Why the number of windows is bounded: every window ends with one page that is not full (a
  * partial or empty page), so each window opened costs up to one request beyond ceil(N/50). The

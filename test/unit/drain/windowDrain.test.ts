@@ -367,6 +367,23 @@ describe("client/windowDrain (scheduler)", () => {
       assert.ok(res.requestCount <= bound(n), `${res.requestCount} requests > ${bound(n)}`);
     });
 
+    it("fans out a second cluster once the pieces of the first have freed the budget", async () => {
+      const n = 6_000;
+      const { dlq, clock } = setup(DISTRIBUTIONS.bursts3(n));
+      const res = await run(dlq, clock, { concurrency: 16 });
+      assertExactlyOnce(dlq);
+      const windows = new Set(fanned(dlq).map((q) => `${q.window.from}..${q.window.to}`));
+      assert.ok(windows.size >= 2, `fanned windows: ${[...windows].join(", ")}`);
+      assert.ok(res.requestCount <= bound(n), `${res.requestCount} requests > ${bound(n)}`);
+    });
+
+    it("fans out nothing with fewer requests in flight than pieces", async () => {
+      const { dlq, clock } = setup(DISTRIBUTIONS.outage2h(5_000));
+      await run(dlq, clock, { concurrency: RUN_ID_DIGITS.length - 1 });
+      assertExactlyOnce(dlq);
+      assert.equal(fanned(dlq).length, 0);
+    });
+
     it("drains the fanned window again for IDs no piece selects, and fans out no more", async () => {
       const n = 5_000;
       const times = DISTRIBUTIONS.outage2h(n);
