@@ -49,8 +49,8 @@
  *   page a round trip. A window the density says holds under two pages does not hold back the
  *   split of another that ran fewer pages (it would not be split itself). An empty piece of a
  *   ladder says where failures are not, not how dense they are: it is not in the density.
- * - Past 500 runs, where failures are clustered (the density is unknown: a bounded window came
- *   back empty) and at most {@link FAN_WINDOWS} windows are sent, a window that returned
+ * - Past 500 runs, while the density is unknown (a bounded window came back empty: failures are
+ *   clustered; or too few windows closed yet) and at most {@link FAN_WINDOWS} windows are sent, a window that returned
  *   {@link FAN_PAGES} full pages is fanned out by run ID (`fanOut`): 16 pieces with its bounds,
  *   each selecting the run IDs that start with the prefix and one hex digit. Run IDs are random,
  *   so each piece holds about a sixteenth of the window whatever the failure times: a cluster one
@@ -633,8 +633,8 @@ export class WindowPlan {
   /**
    * Whether `w` is fanned out by run ID now (`"fan"`), or continues with its cursor until the
    * pieces of another fan-out close and free the budget (`"wait"`), rather than being split in
-   * time. Only past 500 runs, once a window came back empty and the density is unknown (failures
-   * clustered), when `w` returned {@link FAN_PAGES} full pages or more and at most
+   * time. Only past 500 runs, once a window came back empty, while the density is unknown (failures
+   * clustered, or too few windows closed yet), when `w` returned {@link FAN_PAGES} full pages or more and at most
    * {@link FAN_WINDOWS} windows are sent (the gate mostly idle, or busy with fan-outs), with
    * `concurrency` for every piece at once and room in the budget for each.
    */
@@ -658,6 +658,7 @@ export class WindowPlan {
    */
   private fan(w: PlannedWindow): PlannedWindow[] {
     const from: PlannedWindow = { ...this.planned(w.window, false), piece: true, fanned: true, whole: false };
+    // An empty piece of a fan-out says nothing of where failures are: no cluster probing (`clusteredIn`).
     const group: SplitGroup = { empty: false, parent: w.group, followed: true, pieces: 2, ladder: false };
     const into = fanOut(w.window, this.settings.runIdBase as string).map((x) => ({
       ...this.planned(x, false),
@@ -669,7 +670,7 @@ export class WindowPlan {
     this.open.splice(this.open.indexOf(w), 1, ...into);
     this.queue.push(...into);
     this.splits += into.length - 1;
-    if (this.runs > SMALL_DRAIN_RUNS) this.openedPast += into.length - 1;
+    this.openedPast += into.length - 1;
     return into;
   }
 
