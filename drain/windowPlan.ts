@@ -50,11 +50,12 @@
  *   split of another that ran fewer pages (it would not be split itself). An empty piece of a
  *   ladder says where failures are not, not how dense they are: it is not in the density.
  * - Past 500 runs, while the density is unknown (a bounded window came back empty: failures are
- *   clustered; or too few windows closed yet) and at most {@link FAN_WINDOWS} windows are sent, a window that returned
- *   {@link FAN_PAGES} full pages is fanned out by run ID (`fanOut`): 16 pieces with its bounds,
- *   each selecting the run IDs that start with the prefix and one hex digit. Run IDs are random,
- *   so each piece holds about a sixteenth of the window whatever the failure times: a cluster one
- *   second wide drains on 16 windows at once without being narrowed in time first. The window
+ *   clustered; or too few windows closed yet) and at most {@link FAN_WINDOWS} windows are sent,
+ *   a window that returned {@link FAN_PAGES} full pages is fanned out by run ID (`fanOut`): 16
+ *   pieces with its bounds, each selecting the run IDs that start with the prefix and one hex
+ *   digit. Run IDs are random, so each piece holds about a sixteenth of the window whatever the
+ *   failure times: a cluster one second wide drains on 16 windows at once without being narrowed
+ *   in time first. The window
  *   itself is sent again once its pieces closed (for IDs that continue otherwise); if that finds
  *   runs, no window is fanned out again. A saved state holds the window, not its pieces.
  * - Windows are pairwise disjoint and cover what is left of the selection, so requests in flight
@@ -633,10 +634,10 @@ export class WindowPlan {
   /**
    * Whether `w` is fanned out by run ID now (`"fan"`), or continues with its cursor until the
    * pieces of another fan-out close and free the budget (`"wait"`), rather than being split in
-   * time. Only past 500 runs, once a window came back empty, while the density is unknown (failures
-   * clustered, or too few windows closed yet), when `w` returned {@link FAN_PAGES} full pages or more and at most
-   * {@link FAN_WINDOWS} windows are sent (the gate mostly idle, or busy with fan-outs), with
-   * `concurrency` for every piece at once and room in the budget for each.
+   * time. Only past 500 runs, once a window came back empty, while the density is unknown
+   * (failures clustered, or too few windows closed yet), when `w` returned {@link FAN_PAGES} full
+   * pages or more and at most {@link FAN_WINDOWS} windows are sent (the gate mostly idle, or busy
+   * with fan-outs), with `concurrency` for every piece at once and room in the budget for each.
    */
   private fanning(w: PlannedWindow, at: PlanContext): "fan" | "wait" | undefined {
     if (this.settings.runIdBase === undefined || this.fanMissed || !this.sawEmptyWindow) return undefined;
@@ -658,8 +659,15 @@ export class WindowPlan {
    */
   private fan(w: PlannedWindow): PlannedWindow[] {
     const from: PlannedWindow = { ...this.planned(w.window, false), piece: true, fanned: true, whole: false };
-    // An empty piece of a fan-out says nothing of where failures are: no cluster probing (`clusteredIn`).
-    const group: SplitGroup = { empty: false, parent: w.group, followed: true, pieces: 2, ladder: false };
+    // Like a followed window's split: an empty piece says nothing of where failures are, so it
+    // does not mark the group empty and starts no cluster probing (`clusteredIn`).
+    const group: SplitGroup = {
+      empty: false,
+      parent: w.group,
+      followed: true,
+      pieces: RUN_ID_DIGITS.length,
+      ladder: false,
+    };
     const into = fanOut(w.window, this.settings.runIdBase as string).map((x) => ({
       ...this.planned(x, false),
       piece: true,
