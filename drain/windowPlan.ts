@@ -211,6 +211,12 @@ export interface SplitGroup {
    * running out, not a cluster.
    */
   full?: boolean;
+  /**
+   * Exact counts of the pieces of this split, and of their splits, that closed whole (as the
+   * density sample takes them): entries held and their width, ms. Where failures are not evenly
+   * spread, they say more of a piece's neighbours than the drain's average does.
+   */
+  closed?: { runs: number; ms: number };
 }
 
 /** Whether `g` is `of` or a split of one of its pieces' descendants. */
@@ -480,13 +486,16 @@ export class WindowPlan {
   }
 
   /**
-   * Adds a closed window's exact count to the density sample, when it held all it was opened
-   * with: a lower bound, no cursor at the start, not where another window's cursor resumed. An
-   * empty piece of a ladder is left out: it says where failures are not (the horizon is wider
-   * than their span), not how dense they are, and an empty window makes the density unknown.
+   * Adds a closed window's exact count to the density sample, and to the counts of the splits it
+   * descends from ({@link SplitGroup.closed}), when it held all it was opened with: a lower bound,
+   * no cursor at the start, not where another window's cursor resumed, no run-ID prefix (a piece
+   * of a fan-out holds about a sixteenth of its width's entries). An empty piece of a ladder is
+   * left out: it says where failures are not (the horizon is wider than their span), not how
+   * dense they are, and an empty window makes the density unknown.
    */
   private learn(w: PlannedWindow, now: number): void {
     if (w.window.from === undefined || !w.whole || w.drainedBelow === true) return;
+    if (w.window.runIdPrefix !== undefined) return;
     if (w.group?.ladder === true && w.resumed === 0) return;
     const range = effectiveRange(w.window, now, this.settings.horizonMs);
     if (range === undefined) return;
@@ -497,6 +506,9 @@ export class WindowPlan {
     if (w.group?.ladder !== true) {
       this.offLadder.runs += w.resumed;
       this.offLadder.ms += ms;
+    }
+    for (let g = w.group; g !== undefined && !g.ladder; g = g.parent) {
+      g.closed = { runs: (g.closed?.runs ?? 0) + w.resumed, ms: (g.closed?.ms ?? 0) + ms };
     }
   }
 
@@ -529,11 +541,14 @@ export class WindowPlan {
   /**
    * The share of `w`'s width, from its start, that its cursor pages have resumed (a window followed
    * by its cursor resumes its oldest failures first): half, the median guess when nothing else is
-   * known, or more when the density of the closed windows off the ladder says `w` resumed more
-   * than half of what it held; at most {@link DRAINED_MAX}.
+   * known, or more when the density near `w` says `w` resumed more than half of what it held; at
+   * most {@link DRAINED_MAX}. The density near `w` is that of the closed pieces of the nearest
+   * split `w` descends from ({@link SplitGroup.closed}), else of the closed windows off the ladder.
    */
   private drainedShare(w: PlannedWindow, now: number): number {
-    const { runs, ms } = this.offLadder;
+    let g = w.group;
+    while (g !== undefined && (g.closed?.runs ?? 0) < DENSITY_SAMPLE) g = g.parent;
+    const { runs, ms } = g?.closed ?? this.offLadder;
     const range = effectiveRange(w.window, now, this.settings.horizonMs);
     if (runs < DENSITY_SAMPLE || range === undefined) return 0.5;
     const share = w.resumed / ((runs / ms) * (range[1] - range[0] + 1));

@@ -381,6 +381,17 @@ describe("client/windowPlan (the planner, without I/O)", () => {
       assert.equal(plan.density(), 30 / (NOW - (newest.window.from as number) + 1));
     });
 
+    it("leaves a window with a run-ID prefix out: it holds a sixteenth of its width's entries", () => {
+      const hour = 3_600_000;
+      const plan = new WindowPlan(
+        [{ from: NOW - hour, to: NOW, runIdPrefix: "wfr_3" }],
+        { runs: 0, shortfall: 0 },
+        SETTINGS,
+      );
+      close(plan, plan.take()!, 30);
+      assert.equal(plan.density(), undefined);
+    });
+
     it("trusts no density from fewer than DENSITY_SAMPLE entries", () => {
       const plan = fresh();
       const d = plan.answer(plan.take()!, MAX_RUNS_PER_REQUEST, "c1", AT);
@@ -421,6 +432,35 @@ describe("client/windowPlan (the planner, without I/O)", () => {
       assert.ok(Math.abs(firstPiece(2).share - (0.5 + 0.5 / k)) < 1e-6);
       // 200 of 200: at most DRAINED_MAX, so the first piece still starts where entries may be left.
       assert.ok(Math.abs(firstPiece(4).share - (DRAINED_MAX + (1 - DRAINED_MAX) / k)) < 1e-6);
+    });
+
+    it("takes the density of the closed pieces of a window's own split over the drain's average", () => {
+      const hour = 3_600_000;
+      // An older quarter hour dense with 100 entries, then three hours split into three pieces.
+      const windows = [
+        { from: NOW - 3 * hour - hour / 4, to: NOW - 3 * hour - 1 },
+        { from: NOW - 3 * hour, to: NOW },
+      ];
+      const plan = new WindowPlan(windows, { runs: 0, shortfall: 0 }, { ...SETTINGS, allowance: 10 });
+      const [older, w] = [plan.take()!, plan.take()!];
+      const busy = { ...AT, gateWaiting: GATE_BACKLOG };
+      for (const c of ["o1", "o2"]) plan.answer(older, MAX_RUNS_PER_REQUEST, c, busy);
+      close(plan, older, 0);
+      const d = plan.answer(w, MAX_RUNS_PER_REQUEST, "w1", AT);
+      const [, middle, newest] = d.kind === "split" ? d.into : [];
+      assert.equal(d.kind === "split" ? d.into.length : 0, 3);
+      // The newest hour held 160: the split's own density, 160 an hour.
+      for (const c of ["n1", "n2", "n3"]) plan.answer(newest, MAX_RUNS_PER_REQUEST, c, busy);
+      close(plan, newest, 10);
+      plan.answer(middle, MAX_RUNS_PER_REQUEST, "m1", busy);
+      const split = plan.answer(middle, MAX_RUNS_PER_REQUEST, "m2", AT);
+      assert.equal(split.kind, "split");
+      const into = split.kind === "split" ? split.into : [];
+      const share = ((into[0].window.to as number) - (NOW - 2 * hour)) / hour;
+      // 100 of the 160 the split's density says the middle hour held: 0.625 taken as resumed (the
+      // drain's average, 260 over 1.25 hours, would say 100 of 208: half, the median guess).
+      const k = into.length;
+      assert.ok(Math.abs(share - (0.625 + 0.375 / k)) < 1e-3, `first piece ${share}, ${k} pieces`);
     });
 
     it("halves the last window left past TAIL_SPLIT_RUNS runs, though the density says it holds under two pages", () => {
