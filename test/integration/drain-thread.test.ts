@@ -12,6 +12,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import type { Worker } from "node:worker_threads";
 import { DlqRecoveryProvider, type DlqRecoveryDeps } from "../../components/providers/dlqRecovery";
+import { ENGINE_CHECK_MS } from "../../components/providers/dlqRecoveryRun";
 import { ProviderProcess } from "../../components/providers/providerProcess";
 import { PartialStateError, crossingError, rebuiltError } from "../../components/providers/engineProtocol";
 import { ServiceError } from "../../core/serviceErrors";
@@ -119,8 +120,16 @@ describe("integration: drains in the drain thread", function () {
 
   it("a drain that finishes after the engine is gone ends the process too (no orphan waits for a call)", async () => {
     emulator.seed(10);
+    // Its one page outlasts the first engine check (ENGINE_CHECK_MS), which finds the engine there;
+    // the engine is gone once the drain says it is done, before the check at its end.
+    emulator.setFaults({ seed: 1, latencyMs: ENGINE_CHECK_MS + 200, endpoints: ["resume"] });
     let exits = 0;
-    const { p, logs } = provider({ engineAlive: async () => false, exitOrphaned: () => (exits += 1) });
+    const seen: { logs: string[] } = { logs: [] };
+    const { p, logs } = provider({
+      engineAlive: async () => !seen.logs.some((l) => /runs resumed in \d+ requests?.*done/.test(l)),
+      exitOrphaned: () => (exits += 1),
+    });
+    seen.logs = logs;
     const outs = (await p.create(inputs())).outs!;
     assert.equal(outs.resumedCount, 10, "the drain itself completed");
     assert.equal(exits, 1);
