@@ -124,12 +124,12 @@ describe("integration: drains in the drain thread", function () {
     // the engine is gone once the drain says it is done, before the check at its end.
     emulator.setFaults({ seed: 1, latencyMs: ENGINE_CHECK_MS + 200, endpoints: ["resume"] });
     let exits = 0;
-    const seen: { logs: string[] } = { logs: [] };
-    const { p, logs } = provider({
-      engineAlive: async () => !seen.logs.some((l) => /runs resumed in \d+ requests?.*done/.test(l)),
+    const logs: string[] = [];
+    const { p } = provider({
+      log: (line) => logs.push(line),
+      engineAlive: async () => !logs.some((l) => /runs resumed in \d+ requests?.*done/.test(l)),
       exitOrphaned: () => (exits += 1),
     });
-    seen.logs = logs;
     const outs = (await p.create(inputs())).outs!;
     assert.equal(outs.resumedCount, 10, "the drain itself completed");
     assert.equal(exits, 1);
