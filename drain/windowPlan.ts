@@ -126,6 +126,13 @@ export const TAIL_WINDOWS = 3;
  * average, and a piece that starts past what is left comes back empty.
  */
 export const DRAINED_MAX = 0.8;
+/**
+ * The least of a followed window's width taken as resumed when it is split and the density near
+ * it says less: an estimate, trusted below half (the median guess when nothing is known) but not
+ * far below, as a first piece placed under what the cursor resumed comes back empty. Measured in
+ * the simulator (docs/benchmarks.md, section 9): 0.4 rather than 0.5.
+ */
+export const DRAINED_MIN = 0.4;
 /** Entries the closed windows must have held before their density is trusted. */
 export const DENSITY_SAMPLE = 10;
 /** Full pages a window has returned before it may be fanned out by run ID ({@link fanOut}). */
@@ -296,6 +303,8 @@ export class WindowPlan {
    * that held nothing makes the density unknown (the failures are clustered).
    */
   private readonly sample = { runs: 0, ms: 0, empty: false };
+  /** The exact counts of the sample, one per closed window: its density is their median. */
+  private readonly counts: { runs: number; ms: number }[] = [];
   /**
    * The same counts without the ladder's pieces (their empty rungs say where failures are not,
    * not how dense they are), empty windows kept: how much of a followed window its cursor pages
@@ -390,6 +399,7 @@ export class WindowPlan {
       // A piece came back empty: its cluster is narrower than the split window, so probe again.
       for (const o of this.open) if (descends(o.group, w.group)) o.fullProbes = 0;
     }
+    if (runs === 0 && next === undefined && w.pages === 0 && w.cursor === undefined) this.passedBy(w);
     if (w.rest !== undefined) this.probed(w, runs, next === undefined);
     if (w.fanned === true && w.fannedFrom === undefined && runs > 0) this.fanMissed = true;
     w.resumed += runs;
@@ -486,6 +496,21 @@ export class WindowPlan {
   }
 
   /**
+   * An oldest piece that starts where its window's cursor resumed (`drainedBelow`) came back empty
+   * on its first page: that cursor had passed its top, into the piece above it. So that piece is
+   * drained below too: its count is not all it held (it stays out of the density) and it takes
+   * what the cursor resumed, to place its own split past it ({@link WindowPlan.drainedShare}).
+   */
+  private passedBy(w: PlannedWindow): void {
+    if (w.drainedBelow !== true || w.group === undefined) return;
+    const above = this.open[this.open.indexOf(w) + 1];
+    if (above === undefined || above.group !== w.group) return;
+    above.drainedBelow = true;
+    above.whole = false;
+    above.resumed += w.resumed;
+  }
+
+  /**
    * Adds a closed window's exact count to the density sample, and to the counts of the splits it
    * descends from ({@link SplitGroup.closed}), when it held all it was opened with: a lower bound,
    * no cursor at the start, not where another window's cursor resumed, no run-ID prefix (a piece
@@ -503,6 +528,7 @@ export class WindowPlan {
     if (w.resumed === 0) this.sample.empty = true;
     this.sample.runs += w.resumed;
     this.sample.ms += ms;
+    this.counts.push({ runs: w.resumed, ms });
     if (w.group?.ladder !== true) {
       this.offLadder.runs += w.resumed;
       this.offLadder.ms += ms;
@@ -514,13 +540,22 @@ export class WindowPlan {
 
   /**
    * Entries per ms learnt from the exact counts of closed windows (a window that closes with a
-   * page that is not full held exactly what it returned over its width); `undefined` while they
-   * held fewer than {@link DENSITY_SAMPLE} entries, or once one of them held none (clustered
-   * failures: a density says nothing there, and the rules of before apply).
+   * page that is not full held exactly what it returned over its width): the median of their
+   * densities, each window weighing the entries it held, so one wide window over where failures
+   * start (a few entries over hours) does not pull it down as their pooled ratio would;
+   * `undefined` while they held fewer than {@link DENSITY_SAMPLE} entries, or once one of them
+   * held none (clustered failures: a density says nothing there, and the rules of before apply).
    */
   density(): number | undefined {
     const { runs, ms, empty } = this.sample;
-    return empty || runs < DENSITY_SAMPLE || ms === 0 ? undefined : runs / ms;
+    if (empty || runs < DENSITY_SAMPLE || ms === 0) return undefined;
+    const byDensity = [...this.counts].sort((a, b) => a.runs / a.ms - b.runs / b.ms);
+    let below = 0;
+    for (const c of byDensity) {
+      below += c.runs;
+      if (below >= runs / 2) return c.runs / c.ms;
+    }
+    return runs / ms;
   }
 
   /**
@@ -541,8 +576,8 @@ export class WindowPlan {
   /**
    * The share of `w`'s width, from its start, that its cursor pages have resumed (a window followed
    * by its cursor resumes its oldest failures first): half, the median guess when nothing else is
-   * known, or more when the density near `w` says `w` resumed more than half of what it held; at
-   * most {@link DRAINED_MAX}. The density near `w` is that of the closed pieces of the nearest
+   * known, else what the density near `w` says `w` resumed of what it held, from
+   * {@link DRAINED_MIN} to {@link DRAINED_MAX}. The density near `w` is that of the closed pieces of the nearest
    * split `w` descends from ({@link SplitGroup.closed}), else of the closed windows off the ladder.
    */
   private drainedShare(w: PlannedWindow, now: number): number {
@@ -552,7 +587,7 @@ export class WindowPlan {
     const range = effectiveRange(w.window, now, this.settings.horizonMs);
     if (runs < DENSITY_SAMPLE || range === undefined) return 0.5;
     const share = w.resumed / ((runs / ms) * (range[1] - range[0] + 1));
-    return Math.min(DRAINED_MAX, Math.max(0.5, share));
+    return Math.min(DRAINED_MAX, Math.max(DRAINED_MIN, share));
   }
 
   /** Pieces of `w` each expected to hold {@link PIECE_PAGES} full pages, past 500 runs. */

@@ -9,6 +9,7 @@ import { MAX_RUNS_PER_REQUEST } from "../../../client/contract";
 import {
   DENSITY_SAMPLE,
   DRAINED_MAX,
+  DRAINED_MIN,
   GATE_BACKLOG,
   LATER_PIECES,
   PROBE_SHARE,
@@ -392,6 +393,44 @@ describe("client/windowPlan (the planner, without I/O)", () => {
       assert.equal(plan.density(), undefined);
     });
 
+    it("takes the median density of the closed windows, each weighing what it held, not their pooled ratio", () => {
+      const hour = 3_600_000;
+      // One hour with 300 entries, and ten hours over where failures start with 30.
+      const windows = [
+        { from: NOW - 11 * hour, to: NOW - hour - 1 },
+        { from: NOW - hour, to: NOW - 1 },
+      ];
+      const plan = new WindowPlan(windows, { runs: 0, shortfall: 0 }, SETTINGS);
+      const [wide, dense] = [plan.take()!, plan.take()!];
+      const busy = { ...AT, gateWaiting: GATE_BACKLOG };
+      for (const c of ["d1", "d2", "d3", "d4", "d5", "d6"]) plan.answer(dense, MAX_RUNS_PER_REQUEST, c, busy);
+      close(plan, dense, 0);
+      close(plan, wide, 30);
+      // Pooled, 330 over 11 hours would be 30 an hour: a tenth of what the last hour held.
+      assert.equal(plan.density(), 300 / hour);
+    });
+
+    it("takes the piece above an empty oldest piece as drained below: the cursor had passed into it", () => {
+      const hour = 3_600_000;
+      const plan = new WindowPlan([{ from: NOW - 3 * hour, to: NOW }], { runs: 0, shortfall: 0 }, SETTINGS);
+      const w = plan.take()!;
+      const busy = { ...AT, gateWaiting: GATE_BACKLOG };
+      for (const c of ["c1", "c2"]) plan.answer(w, MAX_RUNS_PER_REQUEST, c, busy);
+      const d = plan.answer(w, MAX_RUNS_PER_REQUEST, "c3", AT);
+      assert.equal(d.kind, "split");
+      const [oldest, above] = d.kind === "split" ? d.into : [];
+      assert.equal(oldest.drainedBelow, true);
+      assert.equal(above.drainedBelow, undefined);
+      plan.take();
+      plan.take();
+      close(plan, oldest, 0);
+      assert.equal(above.drainedBelow, true, "where the window's cursor had resumed");
+      assert.equal(above.resumed, 3 * MAX_RUNS_PER_REQUEST, "what that cursor resumed");
+      // Its count, when it closes, is not all it held: it stays out of the density.
+      close(plan, above, 40);
+      assert.equal(plan.density(), undefined);
+    });
+
     it("trusts no density from fewer than DENSITY_SAMPLE entries", () => {
       const plan = fresh();
       const d = plan.answer(plan.take()!, MAX_RUNS_PER_REQUEST, "c1", AT);
@@ -400,10 +439,13 @@ describe("client/windowPlan (the planner, without I/O)", () => {
       assert.equal(plan.density(), undefined);
     });
 
-    it("takes as resumed what the density says a followed window resumed, from half up to DRAINED_MAX", () => {
+    it("takes as resumed what the density says a followed window resumed, from DRAINED_MIN up to DRAINED_MAX", () => {
       const hour = 3_600_000;
-      /** The first piece's share of the newer hour, when it is split after `pages` full pages. */
-      const firstPiece = (pages: number) => {
+      /**
+       * The first piece's share of the newer hour, when it is split after `pages` full pages; the
+       * older hour held 200 entries, or 400 with `dense`.
+       */
+      const firstPiece = (pages: number, dense = false) => {
         const windows = [
           { from: NOW - 2 * hour, to: NOW - hour - 1 },
           { from: NOW - hour, to: NOW },
@@ -411,8 +453,9 @@ describe("client/windowPlan (the planner, without I/O)", () => {
         const plan = new WindowPlan(windows, { runs: 0, shortfall: 0 }, SETTINGS);
         const [older, newer] = [plan.take()!, plan.take()!];
         const busy = { ...AT, gateWaiting: GATE_BACKLOG };
-        // The older hour held exactly 200 (four full pages and an empty one).
-        for (const c of ["a1", "a2", "a3", "a4"]) plan.answer(older, MAX_RUNS_PER_REQUEST, c, busy);
+        // The older hour held exactly 200 (four full pages and an empty one), or 400.
+        const full = dense ? ["a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8"] : ["a1", "a2", "a3", "a4"];
+        for (const c of full) plan.answer(older, MAX_RUNS_PER_REQUEST, c, busy);
         close(plan, older, 0);
         for (let i = 1; i < pages; i++) plan.answer(newer, MAX_RUNS_PER_REQUEST, `c${i}`, busy);
         const d = plan.answer(newer, MAX_RUNS_PER_REQUEST, "last", AT);
@@ -432,6 +475,8 @@ describe("client/windowPlan (the planner, without I/O)", () => {
       assert.ok(Math.abs(firstPiece(2).share - (0.5 + 0.5 / k)) < 1e-6);
       // 200 of 200: at most DRAINED_MAX, so the first piece still starts where entries may be left.
       assert.ok(Math.abs(firstPiece(4).share - (DRAINED_MAX + (1 - DRAINED_MAX) / k)) < 1e-6);
+      // 100 of 400: at least DRAINED_MIN, as the first piece placed under the cursor comes back empty.
+      assert.ok(Math.abs(firstPiece(2, true).share - (DRAINED_MIN + (1 - DRAINED_MIN) / k)) < 1e-6);
     });
 
     it("takes the density of the closed pieces of a window's own split over the drain's average", () => {
