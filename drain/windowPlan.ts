@@ -299,12 +299,11 @@ export class WindowPlan {
   private sawEmptyWindow = false;
   /**
    * Exact counts of closed windows with a lower bound, opened without a cursor and not starting
-   * where another window's cursor resumed: entries held and their width (ms). A bounded window
-   * that held nothing makes the density unknown (the failures are clustered).
+   * where another window's cursor resumed, one per window: entries held and their width (ms);
+   * the density is their median. A bounded window that held nothing makes the density unknown
+   * (the failures are clustered).
    */
-  private readonly sample = { runs: 0, ms: 0, empty: false };
-  /** The exact counts of the sample, one per closed window: its density is their median. */
-  private readonly counts: { runs: number; ms: number }[] = [];
+  private readonly sample = { counts: [] as { runs: number; ms: number }[], empty: false };
   /**
    * The same counts without the ladder's pieces (their empty rungs say where failures are not,
    * not how dense they are), empty windows kept: how much of a followed window its cursor pages
@@ -376,8 +375,9 @@ export class WindowPlan {
     this.runs += runs;
     if (runs < MAX_RUNS_PER_REQUEST) this.shortfall += MAX_RUNS_PER_REQUEST - runs;
     w.restored = false;
-    if (runs === 0 && next === undefined && w.pages === 0 && w.cursor === undefined)
-      this.sawEmptyWindow = true;
+    // The window's first page, opened without a cursor, came back empty: it held nothing.
+    const emptyFirst = runs === 0 && next === undefined && w.pages === 0 && w.cursor === undefined;
+    if (emptyFirst) this.sawEmptyWindow = true;
     if (
       runs >= MAX_RUNS_PER_REQUEST &&
       next !== undefined &&
@@ -387,19 +387,12 @@ export class WindowPlan {
     ) {
       w.group.full = true;
     }
-    if (
-      runs === 0 &&
-      next === undefined &&
-      w.pages === 0 &&
-      w.cursor === undefined &&
-      w.group &&
-      !w.group.followed
-    ) {
+    if (emptyFirst && w.group && !w.group.followed) {
       w.group.empty = true;
       // A piece came back empty: its cluster is narrower than the split window, so probe again.
       for (const o of this.open) if (descends(o.group, w.group)) o.fullProbes = 0;
     }
-    if (runs === 0 && next === undefined && w.pages === 0 && w.cursor === undefined) this.passedBy(w);
+    if (emptyFirst) this.passedBy(w);
     if (w.rest !== undefined) this.probed(w, runs, next === undefined);
     if (w.fanned === true && w.fannedFrom === undefined && runs > 0) this.fanMissed = true;
     w.resumed += runs;
@@ -526,9 +519,7 @@ export class WindowPlan {
     if (range === undefined) return;
     const ms = range[1] - range[0] + 1;
     if (w.resumed === 0) this.sample.empty = true;
-    this.sample.runs += w.resumed;
-    this.sample.ms += ms;
-    this.counts.push({ runs: w.resumed, ms });
+    this.sample.counts.push({ runs: w.resumed, ms });
     if (w.group?.ladder !== true) {
       this.offLadder.runs += w.resumed;
       this.offLadder.ms += ms;
@@ -547,15 +538,16 @@ export class WindowPlan {
    * held none (clustered failures: a density says nothing there, and the rules of before apply).
    */
   density(): number | undefined {
-    const { runs, ms, empty } = this.sample;
-    if (empty || runs < DENSITY_SAMPLE || ms === 0) return undefined;
-    const byDensity = [...this.counts].sort((a, b) => a.runs / a.ms - b.runs / b.ms);
+    const { counts, empty } = this.sample;
+    const runs = counts.reduce((sum, c) => sum + c.runs, 0);
+    if (empty || runs < DENSITY_SAMPLE) return undefined;
+    const byDensity = [...counts].sort((a, b) => a.runs / a.ms - b.runs / b.ms);
     let below = 0;
     for (const c of byDensity) {
       below += c.runs;
       if (below >= runs / 2) return c.runs / c.ms;
     }
-    return runs / ms;
+    return undefined; // not reached: `below` ends at `runs`
   }
 
   /**
@@ -577,8 +569,9 @@ export class WindowPlan {
    * The share of `w`'s width, from its start, that its cursor pages have resumed (a window followed
    * by its cursor resumes its oldest failures first): half, the median guess when nothing else is
    * known, else what the density near `w` says `w` resumed of what it held, from
-   * {@link DRAINED_MIN} to {@link DRAINED_MAX}. The density near `w` is that of the closed pieces of the nearest
-   * split `w` descends from ({@link SplitGroup.closed}), else of the closed windows off the ladder.
+   * {@link DRAINED_MIN} to {@link DRAINED_MAX}. The density near `w` is that of the closed pieces
+   * of the nearest split `w` descends from ({@link SplitGroup.closed}), else of the closed windows
+   * off the ladder.
    */
   private drainedShare(w: PlannedWindow, now: number): number {
     let g = w.group;
