@@ -5,7 +5,9 @@ import {
   type ACCOUNT_RECORD_FIELDS,
 } from "../core/accountFields";
 import type { AccountFieldValue } from "../client/accountRecord";
+import { unknownInputsProblem } from "../core/inputNames";
 import { ACCOUNT_PROVIDER_TYPE, ACCOUNT_TYPE } from "../core/typeTokens";
+import { ACCOUNT_ARGUMENTS, type AccountArgumentName } from "./accountArguments";
 
 /**
  * The arguments of {@link Account}. Every one is optional: each falls back to stack
@@ -24,6 +26,15 @@ export interface AccountArgs {
   /** Allow credentials over plain `http://` to a non-loopback host. Default false. */
   allowInsecureHttp?: pulumi.Input<boolean>;
 }
+
+/** `ACCOUNT_ARGUMENTS` and `AccountArgs` name the same arguments: the compiler checks both ways. */
+const SAME_ARGUMENTS: [
+  Exclude<keyof AccountArgs, AccountArgumentName>,
+  Exclude<AccountArgumentName, keyof AccountArgs>,
+] extends [never, never]
+  ? true
+  : never = true;
+void SAME_ARGUMENTS;
 
 /**
  * The outputs of {@link Account}: every field of the account record, named and documented (with
@@ -76,7 +87,17 @@ export class Account extends pulumi.CustomResource {
     return new Account(name, {}, { ...opts, id });
   }
 
+  /**
+   * @param name - the resource name
+   * @param args - the connection (each falls back to the stack config, then the environment)
+   * @param opts - resource options (`provider` for an explicit svc provider)
+   * @throws RunError naming each argument an Account does not take, before anything is
+   * registered: "Account `a`: `userName` (did you mean `username`?) is not an input of Account; …"
+   */
   constructor(name: string, args: AccountArgs = {}, opts: pulumi.CustomResourceOptions = {}) {
+    // A misspelled argument (`userName` in a program that is not type-checked) would be dropped.
+    const unknown = unknownInputsProblem("Account", Object.keys(args ?? {}), ACCOUNT_ARGUMENTS);
+    if (unknown !== undefined) throw new pulumi.RunError(`Account \`${name}\`: ${unknown}`);
     const props: Record<string, unknown> = {};
     for (const output of ACCOUNT_OUTPUT_NAMES) props[output] = undefined;
     if (opts.id === undefined) {

@@ -2,6 +2,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { isAccountResource, recordedAccount } from "./accountInput";
 import { DLQ_RECOVERY_RESULT_NAMES, type DlqRecoveryArgs, type DlqRecoveryResults } from "./dlqRecoveryArgs";
 import { DLQ_RECOVERY_PROVIDER_TYPE, DLQ_RECOVERY_TYPE } from "../core/typeTokens";
+import { DLQ_RECOVERY_INPUT_NAMES } from "./providers/dlqRecoveryInputs";
+import { unknownInputsProblem } from "../core/inputNames";
 
 export type { DlqRecoveryArgs, DlqSelectionArgs, FlowControlArgs, ResumedRunOutput } from "./dlqRecoveryArgs";
 
@@ -44,7 +46,17 @@ export class DlqRecovery extends pulumi.CustomResource {
   /** The type token, for policies (`validateResourceOfType`). */
   public static readonly __pulumiType = DLQ_RECOVERY_PROVIDER_TYPE;
 
+  /**
+   * @param name - the resource name
+   * @param args - the selection, overrides, connection and tuning
+   * @param opts - resource options (`provider` for an explicit svc provider, `customTimeouts`)
+   * @throws RunError naming each argument a DlqRecovery does not take, before anything is
+   * registered or resumed: "DlqRecovery `r`: `workflowURL` (did you mean `workflowUrl`?) is not
+   * an input of DlqRecovery; …" (the argument would be dropped, and the selection widened)
+   */
   constructor(name: string, args: DlqRecoveryArgs, opts: pulumi.CustomResourceOptions = {}) {
+    const unknown = unknownInputsProblem("DlqRecovery", Object.keys(args ?? {}), DLQ_RECOVERY_INPUT_NAMES);
+    if (unknown !== undefined) throw new pulumi.RunError(`DlqRecovery \`${name}\`: ${unknown}`);
     const account = args.account;
     const token = args.token ?? (isAccountResource(account) ? account.token : undefined);
     super(

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { SETTINGS, type SettingName } from "../core/connection";
+import { unknownInputsProblem } from "../core/inputNames";
 
 /**
  * The arguments of {@link Provider}: the connection settings, each named as its input (the
@@ -20,7 +21,18 @@ export type ProviderArgs = { [K in SettingName as (typeof SETTINGS)[K]["input"]]
  * ```
  */
 export class Provider extends pulumi.ProviderResource {
+  /**
+   * @param name - the provider's name
+   * @param args - the connection settings (each falls back to its environment variable)
+   * @param opts - resource options
+   * @throws RunError naming each argument the provider does not take, before anything is
+   * registered: "Provider `p`: `userName` (did you mean `username`?) is not an input of Provider; …"
+   */
   constructor(name: string, args: ProviderArgs = {}, opts: pulumi.ResourceOptions = {}) {
+    // A misspelled argument (`userName` in a program that is not type-checked) would be dropped.
+    const inputs = Object.values(SETTINGS).map((s) => s.input);
+    const unknown = unknownInputsProblem("Provider", Object.keys(args ?? {}), inputs);
+    if (unknown !== undefined) throw new pulumi.RunError(`Provider \`${name}\`: ${unknown}`);
     const props: Record<string, unknown> = {};
     for (const s of Object.values(SETTINGS)) {
       const v = (args as Record<string, pulumi.Input<string> | undefined>)[s.input];

@@ -19,6 +19,7 @@ import {
 } from "../client";
 import { accountProblem } from "../core/accountRef";
 import { parseDuration } from "../core/duration";
+import { unknownInputsProblem } from "../core/inputNames";
 import { formatValue } from "../client/messageText";
 import { WORKFLOW_TYPE } from "../core/typeTokens";
 import { isAccountResource, recordedAccount, type AccountArg } from "./accountInput";
@@ -172,11 +173,9 @@ export function workflowArgProblems(args: unknown, isPending: IsPending = isLate
   }
   const a = args as Record<string, unknown>;
   const problems: string[] = [];
-  for (const k of Object.keys(a)) {
-    if (!(ARGUMENTS as readonly string[]).includes(k)) {
-      problems.push(`\`${k}\` is not an argument of Workflow; expected ${ARGUMENTS.join(", ")}.`);
-    }
-  }
+  // One problem naming every argument it does not take (the engine's own `__` keys pass).
+  const unknown = unknownInputsProblem("Workflow", Object.keys(a), ARGUMENTS);
+  if (unknown !== undefined) problems.push(unknown);
   if (!isPending(a.url)) {
     const p = workflowUrlProblem(a.url);
     if (p) problems.push(p);

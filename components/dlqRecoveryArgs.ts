@@ -113,6 +113,20 @@ export interface DlqRecoveryComponentInputs {
   recoveryName?: string;
 }
 
+/** The names of {@link DlqRecoveryComponentInputs}; the compiler refuses one missing or extra. */
+const COMPONENT_INPUTS_TABLE = {
+  accountLimits: true,
+  recoveryName: true,
+} as const satisfies Record<keyof DlqRecoveryComponentInputs, true>;
+
+/**
+ * The inputs the component (or the svc provider, `recoveryName`) adds beside
+ * {@link DlqRecoveryArgs}: accepted from them, never listed as an input of a program.
+ */
+export const DLQ_RECOVERY_COMPONENT_INPUT_NAMES = Object.keys(
+  COMPONENT_INPUTS_TABLE,
+) as (keyof DlqRecoveryComponentInputs)[];
+
 /** The outputs of `DlqRecovery`, beside its inputs: what the drain did. */
 export interface DlqRecoveryResults {
   /** Runs resumed with known new run IDs, over the drain and its continuations (a count). */

@@ -16,6 +16,7 @@
  * config and environment values are never written into state. Resource inputs given as plain
  * strings are wrapped as secrets by the components.
  */
+import { nearestName } from "./inputNames";
 
 /** Reads stack config keys such as `svc:token`. */
 export interface StackConfigReader {
@@ -170,29 +171,12 @@ export interface UnknownConfigKey {
 export function unknownConfigKeys(keys: readonly string[]): UnknownConfigKey[] {
   return keys
     .filter((k) => k.startsWith(CONFIG_NAMESPACE) && !CONFIG_KEYS.includes(k))
-    .map((key) => {
-      const by = (c: string) => editDistance(key.toLowerCase(), c.toLowerCase());
-      const nearest = [...CONFIG_KEYS].sort((a, b) => by(a) - by(b))[0];
-      return { key, nearest };
-    });
+    .map((key) => ({ key, nearest: nearestName(key, CONFIG_KEYS) }));
 }
 
 /** "The stack config has `svc:tokn`, which is no setting of pulumi-svc: did you mean `svc:token`?" */
 export function configKeyHint(u: UnknownConfigKey): string {
   return `The stack config has \`${u.key}\`, which is no setting of pulumi-svc: did you mean \`${u.nearest}\`?`;
-}
-
-/** Levenshtein distance of two short strings. */
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = row;
-  }
-  return prev[b.length];
 }
 
 /**

@@ -5,13 +5,9 @@
  *
  * @packageDocumentation
  */
-import {
-  configKeyHint,
-  unknownConfigKeys,
-  type StackConfigReader,
-  type UnknownConfigKey,
-} from "../core/connection";
-import type { CheckResult, Props } from "./resource";
+import { configKeyHint, unknownConfigKeys, type StackConfigReader } from "../core/connection";
+import { unknownInputsProblem } from "../core/inputNames";
+import type { CheckResult, Failure, Props } from "./resource";
 import { PACKAGE_NAME, configVariables } from "./schema";
 
 /** Inputs of a provider the engine adds itself, which are no config variable. */
@@ -59,23 +55,25 @@ export function configReader(values: Record<string, unknown>, urn = ""): StackCo
 }
 
 /**
- * The hint for a key that is no setting: of the stack config for the default provider ("The stack
- * config has `svc:tokn`, …"), of its inputs for an explicit one ("The provider `b` has the input
- * `tokn`, which is no setting of pulumi-svc: did you mean `token`?").
+ * The failures of keys that are no setting: for the default provider one per stack config key
+ * ("The stack config has `svc:tokn`, …: did you mean `svc:token`?"); for an explicit one, one
+ * naming each of its inputs that is no setting, as every resource's unknown inputs are named
+ * ("Provider `b`: `tokn` (did you mean `token`?) is not an input of Provider; its inputs are …").
+ * Only the new inputs are checked.
  */
-function keyHint(provider: string | undefined, u: UnknownConfigKey): string {
-  if (provider === undefined) return configKeyHint(u);
-  const input = (key: string) => key.slice(PACKAGE_NAME.length + 1);
-  return (
-    `The provider \`${provider}\` has the input \`${input(u.key)}\`, which is no setting of pulumi-svc: ` +
-    `did you mean \`${input(u.nearest)}\`?`
-  );
+function unknownKeyFailures(provider: string | undefined, values: Record<string, unknown>): Failure[] {
+  const keys = [...configEntries(values).keys()];
+  if (provider === undefined)
+    return unknownConfigKeys(keys).map((u) => ({ property: "", reason: configKeyHint(u) }));
+  const names = keys.map((key) => key.slice(PACKAGE_NAME.length + 1));
+  const unknown = unknownInputsProblem("Provider", names, Object.keys(configVariables()));
+  return unknown === undefined ? [] : [{ property: "", reason: `Provider \`${provider}\`: ${unknown}` }];
 }
 
 /**
  * `CheckConfig`: the provider inputs as given, the config variables the schema marks secret
  * (`password`, `token`) wrapped as secrets whether or not they arrived so (the engine strips the
- * wrapping before this call and stores what it answers), and a failure for each key that is no
+ * wrapping before this call and stores what it answers), and the failures of keys that are no
  * setting, with the nearest setting. A failure of the provider as a whole (no property): the
  * engine would print the value of a named property beside the message, and the message names
  * the key already.
@@ -84,12 +82,8 @@ function keyHint(provider: string | undefined, u: UnknownConfigKey): string {
  * @param news - the provider inputs
  */
 export function checkConfig(urn: string, news: Props): CheckResult {
-  const provider = explicitProvider(urn);
   const secret = Object.entries(configVariables()).filter(([, p]) => p.secret);
-  const failures = unknownConfigKeys([...configEntries(news.values).keys()]).map((u) => ({
-    property: "",
-    reason: keyHint(provider, u),
-  }));
+  const failures = unknownKeyFailures(explicitProvider(urn), news.values);
   return {
     inputs: { values: news.values, secrets: new Set([...news.secrets, ...secret.map(([n]) => n)]) },
     failures,

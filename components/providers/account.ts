@@ -35,6 +35,8 @@ import { Failures, checkBoolean, checkString, checkUrl } from "../../core/inputC
 import { ServiceError } from "../../core/serviceErrors";
 import { containsUnknown, isUnknown } from "../../core/unknownValue";
 import { exitWhenOutputCloses } from "./engineProtocol";
+import { unknownInputsProblem } from "../../core/inputNames";
+import { ACCOUNT_ARGUMENTS } from "../accountArguments";
 
 /** Inputs of the Account provider, resolved (no Outputs): the connection and the resource's name. */
 export type AccountInputs = AccountConnectionInputs & {
@@ -104,6 +106,11 @@ export class AccountProvider implements pulumi.dynamic.ResourceProvider {
 
   async check(olds: AccountInputs, news: AccountInputs): Promise<pulumi.dynamic.CheckResult<AccountInputs>> {
     const f = new Failures();
+    // Names it does not take (a misspelled `userName`), in the new inputs only: one failure of the
+    // resource. Its name and its outputs (set to none by the class and the SDKs) are no mistake.
+    const added = ["accountName", ...ACCOUNT_FIELD_LIST.map((x) => x.output)];
+    const unknown = unknownInputsProblem("Account", Object.keys(news), ACCOUNT_ARGUMENTS, added);
+    if (unknown !== undefined) f.add("", `${accountLabel(news)}: ${unknown}`);
     checkUrl(f, "accountApiUrl", news.accountApiUrl);
     checkString(f, "username", news.username);
     const colon = usernameProblem(news.username);

@@ -22,6 +22,7 @@ import {
   type ResumeOverrides,
 } from "../../client";
 import {
+  DLQ_RECOVERY_COMPONENT_INPUT_NAMES,
   DLQ_RECOVERY_RESULT_NAMES,
   type DlqRecoveryArgs,
   type DlqRecoveryComponentInputs,
@@ -30,6 +31,7 @@ import {
 import { accountProblem } from "../../core/accountRef";
 import { Failures, checkBoolean, checkInteger, checkString, checkUrl } from "../../core/inputChecks";
 import { formatValue } from "../../client/messageText";
+import { unknownInputsProblem } from "../../core/inputNames";
 import { isUnknown } from "../../core/unknownValue";
 import type { StoredWindowState } from "./dlqRecoveryState";
 
@@ -93,6 +95,35 @@ function inputsOf(...roles: InputRole[]): (keyof DlqRecoveryInputs)[] {
   return (Object.keys(INPUT_ROLES) as (keyof DlqRecoveryInputs)[]).filter((k) =>
     roles.includes(INPUT_ROLES[k]),
   );
+}
+
+/**
+ * The inputs of a program's `DlqRecovery` (the keys of `DlqRecoveryArgs`), in the order of
+ * {@link INPUT_ROLES}: what a message of an unknown input lists.
+ */
+export const DLQ_RECOVERY_INPUT_NAMES: readonly (keyof DlqRecoveryArgs)[] = (
+  Object.keys(INPUT_ROLES) as (keyof DlqRecoveryInputs)[]
+).filter((k): k is keyof DlqRecoveryArgs => !(DLQ_RECOVERY_COMPONENT_INPUT_NAMES as string[]).includes(k));
+
+/**
+ * Names a DlqRecovery's inputs may hold beside {@link DLQ_RECOVERY_INPUT_NAMES}: what the
+ * component adds (`accountLimits`, `recoveryName`) and its outputs (the class sets each to
+ * undefined, the generated SDKs to none). The engine's own keys (`__provider`, ...) pass too.
+ */
+const ADDED_INPUT_NAMES: readonly string[] = [
+  ...DLQ_RECOVERY_COMPONENT_INPUT_NAMES,
+  ...DLQ_RECOVERY_RESULT_NAMES,
+];
+
+/**
+ * The inputs given that a DlqRecovery does not take (a misspelled `workflowURL` would otherwise
+ * be dropped, and the selection widened): one message naming each, with the input it is nearest
+ * to and the inputs there are; undefined when there are none.
+ *
+ * @param names - the names of the inputs as given (new inputs only: never a stored state's)
+ */
+export function unknownDlqRecoveryInputs(names: Iterable<string>): string | undefined {
+  return unknownInputsProblem("DlqRecovery", names, DLQ_RECOVERY_INPUT_NAMES, ADDED_INPUT_NAMES);
 }
 
 /** Inputs that decide what is resumed and how: a change resumes again. */
@@ -239,10 +270,13 @@ function checkSelection(f: Failures, news: DlqRecoveryInputs): void {
 
 /**
  * Validates the inputs; every problem is reported, each naming the field and the value. Values
- * unknown during preview are skipped, with every rule that needs them.
+ * unknown during preview are skipped, with every rule that needs them. Names it does not take
+ * are one failure of the resource as a whole (the engine would print a named property's value).
  */
 export function validateInputs(news: DlqRecoveryInputs): Failures {
   const f = new Failures();
+  const unknown = unknownDlqRecoveryInputs(Object.keys(news));
+  if (unknown !== undefined) f.add("", `${recoveryLabel(news)}: ${unknown}`);
   const pending = { isPending: isUnknown };
   // Selection: the wire grammar (a long `dlqIds` list is sent in batches), then this resource's rules.
   f.addProblems(selectionProblems(news, { ...pending, maxDlqIds: Infinity }));

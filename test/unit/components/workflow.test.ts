@@ -167,7 +167,8 @@ describe("Workflow", () => {
         } as unknown as WorkflowArgs),
       (e: Error) =>
         e.message ===
-        "Workflow `x`: `retry` is not an argument of Workflow; expected url, retries, delay, flowControl, account. " +
+        "Workflow `x`: `retry` (did you mean `retries`?) is not an input of Workflow; its inputs are `url`, " +
+          "`retries`, `delay`, `flowControl` and `account`. " +
           "`flowControl.paralellism` is not an argument of Workflow; expected key, parallelism, rate, period.",
     );
   });

@@ -30,14 +30,27 @@ describe("provider config", () => {
     ]);
   });
 
-  it("an explicit provider's mistyped input: the hint names the provider and its input", () => {
+  it("an explicit provider's unknown inputs: one failure naming the provider, each input and the inputs", () => {
+    const inputs = "its inputs are `accountApiUrl`, `username`, `password`, `baseUrl` and `token`.";
     assert.deepEqual(checkConfig(EXPLICIT, props({ pasword: "p" })).failures, [
       {
         property: "",
-        reason:
-          "The provider `second` has the input `pasword`, which is no setting of pulumi-svc: did you mean `password`?",
+        reason: `Provider \`second\`: \`pasword\` (did you mean \`password\`?) is not an input of Provider; ${inputs}`,
       },
     ]);
+    const two = checkConfig(EXPLICIT, props({ userName: "u", token: "t", colour: "red" })).failures;
+    assert.deepEqual(two, [
+      {
+        property: "",
+        reason:
+          "Provider `second`: `userName` (did you mean `username`?) and `colour` are not inputs of Provider; " +
+          inputs,
+      },
+    ]);
+    // The value is never shown (a misspelled credential's), and the engine's own keys pass.
+    assert.doesNotMatch(two[0].reason, /red/);
+    const engine = { token: "t", version: "1.0.0", pluginDownloadURL: "file:///x", __internal: { a: 1 } };
+    assert.deepEqual(checkConfig(EXPLICIT, props(engine)).failures, []);
   });
 
   it("`password` and `token` come back secret even when they arrive plain; the rest as they arrived", () => {

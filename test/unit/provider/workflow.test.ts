@@ -101,6 +101,11 @@ describe("provider: svc:index:Workflow (Construct)", () => {
       colour: "red",
     },
     "no url": { retries: 3 },
+    "misspelled arguments (`retry`, `URL`)": {
+      url: "https://example.com/x",
+      URL: "https://example.com/y",
+      retry: 3,
+    },
     "an account that is another resource's URN": {
       url: "https://example.com/x",
       account: "urn:pulumi:dev::p::svc:index:Workflow::other",
@@ -115,6 +120,25 @@ describe("provider: svc:index:Workflow (Construct)", () => {
       );
     });
   }
+
+  it("one message names every misspelled argument; the engine's own `__` keys pass", () => {
+    assert.throws(
+      () =>
+        new WorkflowComponent().outputs(
+          "orders",
+          props({ url: "https://example.com/x", Retries: 2, colour: 1 }),
+        ),
+      (e: unknown) =>
+        e instanceof WorkflowInputError &&
+        e.message ===
+          "Workflow `orders`: `Retries` (did you mean `retries`?) and `colour` are not inputs of Workflow; " +
+            "its inputs are `url`, `retries`, `delay`, `flowControl` and `account`.",
+    );
+    assert.equal(
+      providerOutputs({ url: "https://example.com/x", __defaults: [] }).url,
+      "https://example.com/x",
+    );
+  });
 
   it("during preview: an unknown input is not checked, and what is computed from it is unknown", () => {
     const out = providerOutputs({
