@@ -27,6 +27,17 @@ export type AccountClientOptions = Omit<
   "accountApiUrl" | "username" | "password" | "allowInsecureHttp" | "baseUrl" | "token"
 >;
 
+/**
+ * The client options of a read made during a preview (the policy pack's live source, an
+ * `Account`'s preview): a 5 s connect timeout, a 15 s request timeout and at most 2 retries within
+ * 5 s, so an unreachable service costs a preview seconds, not minutes.
+ */
+export const PREVIEW_READ_OPTIONS: AccountClientOptions = {
+  connectTimeoutMs: 5_000,
+  requestTimeoutMs: 15_000,
+  retry: { maxRetries: 2, maxTotalDelayMs: 5_000 },
+};
+
 /** The account record and where it was read. */
 export interface AccountRead {
   readonly record: AccountRecord;

@@ -31,6 +31,9 @@ import {
   type LiveAccountSource,
 } from "./liveAccount";
 import { isOfKind, label, readNumber, type UnknownValues } from "./resources";
+import { freshNotes, type RunNotes } from "./runNotes";
+
+export type { DeferredChecks, RunNotes, StrictestChecks, UncheckedChecks } from "./runNotes";
 
 /** Options of {@link LimitsContext}; tests inject both. */
 export interface LimitsContextOptions {
@@ -55,39 +58,6 @@ export type Resolution =
       /** The pack config that would give the check its limit, when one would. */
       readonly fix?: ConfigFix;
     };
-
-/** Checks of one limit that could not run for one cause. */
-export interface UncheckedChecks {
-  readonly spec: LimitSpec;
-  readonly cause: string;
-  /** Labels of the resources left unchecked, e.g. "Workflow `orders`". */
-  readonly resources: Set<string>;
-  /** The pack config that would let them run, by {@link fixKey}. */
-  readonly fixes: Map<string, ConfigFix>;
-}
-
-/** Checks of one limit that ran against the strictest of several Accounts. */
-export interface StrictestChecks {
-  readonly spec: LimitSpec;
-  /** What the limit was taken from, e.g. "the strictest of the Accounts `a` (2), `b` (10) (...)". */
-  readonly source: string;
-  /** Labels of the resources checked so. */
-  readonly resources: Set<string>;
-}
-
-/** What happened in this run, for the one summary message. */
-export interface RunNotes {
-  /** The stack's live source's outcome, when it was consulted. */
-  live?: LiveAccountResult;
-  /** Checks that could not run, by limit and cause. */
-  readonly unchecked: Map<string, UncheckedChecks>;
-  /** Checks that ran against the strictest of several Accounts, by limit. */
-  readonly strictest: Map<string, StrictestChecks>;
-}
-
-function freshNotes(): RunNotes {
-  return { unchecked: new Map(), strictest: new Map() };
-}
 
 function unchecked(cause: string, deferrable = false): Resolution {
   return { kind: "unchecked", cause, deferrable };
@@ -287,6 +257,13 @@ export class LimitsContext {
         ? unchecked(`${why}, and its outputs are unknown until its first \`pulumi up\``, true)
         : unchecked(why);
     }
+    if (connection.kind === "unknown") {
+      return unchecked(
+        `a setting of ${name} is computed from another resource's output, so neither its record nor its ` +
+          "outputs can be read before `pulumi up`",
+        true,
+      );
+    }
     if (live === undefined || live.status === "not-configured") {
       return unchecked(
         `${name} has no known values yet (its settings and outputs are unknown until its first \`pulumi up\`)`,
@@ -294,6 +271,19 @@ export class LimitsContext {
       );
     }
     return unchecked(`the live record of ${name} ${describeLive(live)}`);
+  }
+
+  /**
+   * Why an Account's live record cannot be read with the settings it has now, or `undefined` when
+   * it can (or when they are not all known, or taken from two sources: the pack does not read it
+   * then). For `account-limits-source`'s check of each Account as it is registered: a preview
+   * that fails on that Account (its provider reads the same record) never reaches the stack
+   * policies, so the policy section would otherwise read as a pass.
+   */
+  async accountReadFailure(account: PolicyResource): Promise<string | undefined> {
+    const live = await this.accountLive(account, connectionOf(account));
+    if (live === undefined || live.status === "ok") return undefined;
+    return `the live record of the Account \`${account.name}\` ${describeLive(live)}`;
   }
 
   /** An Account's live record, with its own settings or the stack's; `undefined` when it cannot be read. */
@@ -308,17 +298,19 @@ export class LimitsContext {
 
   /**
    * Settles a check: one whose limit was found against the strictest of several Accounts is
-   * noted for `account-limits-strictest`. One whose limit was not found: a Workflow waits for `up` when only unknown
-   * values are missing (noted in `unknowns`); anything else is noted as unchecked, which fails
-   * the preview through `account-limits-source`. A DlqRecovery never waits: its drain cannot be undone.
+   * noted for `account-limits-strictest`. One whose limit was not found: a Workflow waits for `up`
+   * when only unknown values are missing (noted once for the whole run, which
+   * `account-limits-source` reports in one sentence, not once per limit policy); anything else is
+   * noted as unchecked, which fails the preview through `account-limits-source`. A DlqRecovery
+   * never waits: its drain cannot be undone.
    */
-  settle(spec: LimitSpec, resource: PolicyResource, res: Resolution, unknowns: UnknownValues): void {
+  settle(spec: LimitSpec, resource: PolicyResource, res: Resolution): void {
     if (res.kind === "ok") {
       if (res.limit.source.kind === "strictest") this.noteStrictest(res.limit, resource);
       return;
     }
     if (res.deferrable && isOfKind(resource, "Workflow")) {
-      unknowns.add(resource, `account ${spec.field}`, res.cause);
+      this.noteDeferred(spec, resource, res.cause);
     } else {
       this.noteUnchecked(spec, [resource], res.deferrable ? neverDeferred(res.cause) : res.cause, res.fix);
     }
@@ -359,6 +351,18 @@ export class LimitsContext {
     for (const r of resources) entry.resources.add(label(r));
     if (fix !== undefined) entry.fixes.set(fixKey(fix), fix);
     this.notes.unchecked.set(key, entry);
+  }
+
+  /** Notes a Workflow check left to `up` (its account's limit unknown in preview), for `account-limits-source`. */
+  private noteDeferred(spec: LimitSpec, resource: PolicyResource, cause: string): void {
+    const entry = this.notes.deferred.get(cause) ?? {
+      cause,
+      fields: new Set<string>(),
+      resources: new Set<string>(),
+    };
+    entry.fields.add(spec.field);
+    entry.resources.add(label(resource));
+    this.notes.deferred.set(cause, entry);
   }
 
   /** Notes a check that ran against the strictest of several Accounts, for `account-limits-strictest`. */

@@ -81,7 +81,7 @@ export function dlqRecoveryRetentionWindow(ctx: LimitsContext): StackValidationP
         const toDate = readNumber(resource.props, ["toDate"]);
         if (fromDate.kind === "absent" && toDate.kind === "absent") continue;
         const res = await ctx.resolve(spec, config, args.resources, bindingOf(resource));
-        ctx.settle(spec, resource, res, unknowns);
+        ctx.settle(spec, resource, res);
         if (res.kind !== "ok") continue;
         const message = windowProblem(resource, res.limit, ctx.now(), fromDate, toDate);
         if (message !== undefined) reportViolation(message, resource.urn);

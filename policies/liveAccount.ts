@@ -124,15 +124,10 @@ async function readLive(
   inputs: AccountConnectionInputs,
   client: AccountClientOptions | undefined,
 ): Promise<LiveAccountResult> {
-  const clientOptions: AccountClientOptions = {
-    connectTimeoutMs: 5_000,
-    requestTimeoutMs: 15_000,
-    retry: { maxRetries: 2, maxTotalDelayMs: 5_000 },
-    ...client,
-  };
   try {
     // Loaded on first use: the HTTP client is not on the path of the pack's start.
-    const { readAccount } = await import("../core/accountClient");
+    const { readAccount, PREVIEW_READ_OPTIONS } = await import("../core/accountClient");
+    const clientOptions: AccountClientOptions = { ...PREVIEW_READ_OPTIONS, ...client };
     const { record, url } = await readAccount(
       settings,
       inputs,

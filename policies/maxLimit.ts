@@ -71,7 +71,7 @@ export function maxLimitPolicy(ctx: LimitsContext, o: MaxLimitPolicyOptions): St
           const value = target.read(resource.props);
           if (value.kind === "absent") continue;
           const res = await ctx.resolve(o.spec, config, args.resources, bindingOf(resource));
-          ctx.settle(o.spec, resource, res, unknowns);
+          ctx.settle(o.spec, resource, res);
           if (res.kind !== "ok") continue;
           if (value.kind === "unknown") {
             ctx.settleUnknownValue(o.spec, resource, target.property, unknowns);

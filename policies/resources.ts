@@ -31,6 +31,17 @@ const UnknownValueError = (
   }
 ).UnknownValueError;
 
+/**
+ * Ends a policy's run the way `@pulumi/policy` ends one that read an unknown value: the engine
+ * shows an advisory "can't run policy ... during preview: <message>" note, neither a pass nor a
+ * violation (violations reported before it are kept).
+ */
+export function throwUnknown(message: string): never {
+  const e = new UnknownValueError(UNKNOWN_STRING, []);
+  e.message = message;
+  throw e;
+}
+
 /** True for `@pulumi/policy`'s "this value is unknown during preview" error. */
 export function isUnknownValueError(e: unknown): boolean {
   return e instanceof UnknownValueError;
@@ -147,12 +158,11 @@ export class UnknownValues {
    */
   throwIfAny(against: string): void {
     if (this.items.length === 0) return;
-    const e = new UnknownValueError(UNKNOWN_STRING, []);
     const many = this.items.length > 1;
-    e.message =
+    throwUnknown(
       `${this.items.join(", ")} ${many ? "are" : "is"} unknown until the resources ${many ? "they depend" : "it depends"} ` +
-      `on are created, so ${many ? "they" : "it"} cannot be checked against ${against} in this preview ` +
-      "(neither passed nor failed); the check runs again on `pulumi up`.";
-    throw e;
+        `on are created, so ${many ? "they" : "it"} cannot be checked against ${against} in this preview ` +
+        "(neither passed nor failed); the check runs again on `pulumi up`.",
+    );
   }
 }

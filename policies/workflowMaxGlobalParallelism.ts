@@ -86,7 +86,7 @@ export function workflowMaxGlobalParallelism(ctx: LimitsContext): StackValidatio
       const config = args.getConfig<LimitPolicyConfig>();
       for (const group of groups.values()) {
         const res = await ctx.resolve(spec, config, args.resources, group.binding);
-        for (const r of group.contributors) ctx.settle(spec, r, res, unknowns);
+        for (const r of group.contributors) ctx.settle(spec, r, res);
         if (res.kind !== "ok") continue;
         let total = 0;
         for (const entry of group.keys.values()) total += entry.parallelism;

@@ -6,11 +6,12 @@
  *   configured somewhere. Of an existing Account it also reads the live record (for `diff`): a
  *   refusal (401, 403, a wrong URL) is reported there as a check failure, printed once and
  *   without a stack trace (the dynamic-provider server prints one for an error thrown by `diff`).
- *   A new Account reads nothing before `create`.
+ *   A new Account's record is read by the preview of `create` instead ({@link AccountProvider.previewOutputs}).
  * - `diff` (every preview and up of an existing Account) compares the record `check` read with
  *   the stack's outputs and reports a change when any field differs (for instance a plan
  *   upgrade), printing which fields changed; secrets are shown as "(secret)".
- * - `create` and `update` read it and store it as outputs.
+ * - `create` and `update` read it and store it as outputs; their previews (`previewOutputs`, the
+ *   svc provider's) read it too when every input is known, so the outputs are known at preview.
  * - `read` (`pulumi refresh`) reads it again; with no stored outputs (`pulumi import`, a program's
  *   `get`) it reads the record of the configured credentials, and its messages name the ID asked.
  *   The engine (v3.259) decides whether a refresh changed a resource by calling `diff` right
@@ -23,7 +24,7 @@ import "../../client/requireNode"; // first: one clear error on a Node.js older 
 import type * as pulumi from "@pulumi/pulumi";
 import { SvcError, usernameProblem, type AccountRecord } from "../../client";
 import { resolveEndpoint } from "../../client/transport";
-import { readAccount, type AccountConnectionInputs } from "../../core/accountClient";
+import { PREVIEW_READ_OPTIONS, readAccount, type AccountConnectionInputs } from "../../core/accountClient";
 import { ACCOUNT_FIELD_LIST, isSecretAccountOutput } from "../../core/accountFields";
 import {
   ACCOUNT_SETTINGS,
@@ -215,6 +216,25 @@ export class AccountProvider implements pulumi.dynamic.ResourceProvider {
   ): Promise<pulumi.dynamic.UpdateResult<AccountOutputs>> {
     const record = await this.fetch(news, accountLabel(news));
     return { outs: this.outputs(news, record) };
+  }
+
+  /**
+   * The outputs a preview of `create` or `update` shows: the record read now, with the same GET
+   * as `create` (read-only; an existing Account's is read on every preview by `check`) and the
+   * shorter timeouts of a preview, so that a new Account's outputs are known at its first
+   * preview and the policy pack checks the resources bound to it then.
+   *
+   * @returns the outputs, or `undefined` when a setting is not known in this preview (an explicit
+   * provider's input computed from another resource's output): nothing is sent
+   * @throws ServiceError when the service cannot be reached, refuses the credentials or answers
+   * badly (the preview fails on the Account's row, as it does for an existing Account)
+   */
+  async previewOutputs(inputs: AccountInputs): Promise<AccountOutputs | undefined> {
+    const label = accountLabel(inputs);
+    const s = this.settings.require(ACCOUNT_SETTINGS, inputs, label);
+    if (Object.values(s).some((r) => isUnknown(r.value))) return undefined;
+    const { record } = await readAccount(this.settings, inputs, label, PREVIEW_READ_OPTIONS);
+    return this.outputs(inputs, record);
   }
 
   async read(id: string, props: AccountOutputs): Promise<pulumi.dynamic.ReadResult<AccountOutputs>> {

@@ -90,6 +90,23 @@ function goCaches(): { GOMODCACHE?: string; GOCACHE?: string } {
   }
 }
 
+/** The policy pack, as every walkthrough passes it to `preview` and to `up` (where checks deferred at preview run). */
+const PACK_FLAG = "--policy-pack node_modules/pulumi-svc/policies";
+
+/**
+ * Asserts a walkthrough's policy checks: its shell passes the pack to `pulumi preview` and
+ * `pulumi up`, the first preview checked everything (no advisory, nothing left to `up`) and
+ * both runs show the pack as passed.
+ */
+function assertPolicyRuns(blocks: Block[], out: string): void {
+  const sh = blocks.map((b) => (b.kind === "sh" ? b.text : "")).join("\n");
+  assert.match(sh, new RegExp(`^pulumi preview ${PACK_FLAG}$`, "m"));
+  assert.match(sh, new RegExp(`^pulumi up --yes ${PACK_FLAG}$`, "m"));
+  assert.doesNotMatch(out, /\[advisory\]|during preview/, "the first preview checks every Workflow");
+  const passed = out.match(/✅ svc-limits@v[\d.]+ \(local: node_modules\/pulumi-svc\/policies\)/g) ?? [];
+  assert.ok(passed.length >= 2, `the pack ran at preview and at up:\n${out}`);
+}
+
 /** Runs a bash script; resolves with its exit code and output. */
 function runBash(script: string, cwd: string, env: NodeJS.ProcessEnv) {
   return new Promise<{ code: number | null; out: string }>((resolve) => {
@@ -165,6 +182,7 @@ describe("e2e: your own program", function () {
     assert.ok(resumed > 50 && resumed < 500, `the orders runs of the 500: ${resumed}`);
     assert.match(out, new RegExp(`^${resumed}$`, "m"), "pulumi stack output resumedCount");
     assert.match(out, /svc emulator: SIGTERM, closing/);
+    assertPolicyRuns(blocks, out);
 
     // The state is the user's (HOME/.pulumi-state), not the clone's; the run log in the program.
     assert.deepEqual(fs.readdirSync(path.join(home, ".pulumi-state", ".pulumi", "stacks")), ["my-infra"]);
@@ -204,6 +222,7 @@ describe("e2e: your own program", function () {
     assert.ok(resumed > 50 && resumed < 500, `the orders runs of the 500: ${resumed}`);
     assert.match(out, new RegExp(`^${resumed}$`, "m"), "pulumi stack output resumedCount");
     assert.match(out, /svc emulator: SIGTERM, closing/);
+    assertPolicyRuns(blocks, out);
     const stacks = fs.readdirSync(path.join(home, ".pulumi-state", ".pulumi", "stacks"));
     assert.ok(stacks.includes("my-yaml-infra"), stacks.join(", "));
   });

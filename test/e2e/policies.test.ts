@@ -32,8 +32,15 @@ import { Account, DlqRecovery } from "pulumi-svc";
 import { Workflow } from ${JSON.stringify(WORKFLOW_MODULE)};
 
 const c = process.env.POLICY_CASE ?? "within";
-// In "unknown", retries come from an Account output: unknown in the first preview of a new stack.
-const retries = c === "unknown" ? new Account("account").maxRetries : c === "retries" ? 1000 : 3;
+const replay = new DlqRecovery("replay", {
+  workflowUrl: "https://example.com/api/orders",
+  fromDate: Date.now() - 3_600_000,
+  flowControl: { key: "orders", parallelism: c === "dlq-parallelism" ? 3 : 1 },
+  retries: 2,
+});
+// In "unknown", retries come from a DlqRecovery output: unknown until its drain runs on \`up\` (an
+// Account's outputs are known at preview: the svc provider reads its record then).
+const retries = c === "unknown" ? replay.resumedCount : c === "retries" ? 1000 : 3;
 new Workflow("orders", {
   url: "https://example.com/api/orders",
   retries,
@@ -41,12 +48,6 @@ new Workflow("orders", {
   flowControl: { key: "orders", parallelism: c === "parallelism" ? 3 : 2, rate: 10, period: "1m" },
 });
 new Workflow("billing", { url: "https://example.com/api/billing", flowControl: { key: "billing", parallelism: 1 } });
-new DlqRecovery("replay", {
-  workflowUrl: "https://example.com/api/orders",
-  fromDate: Date.now() - 3_600_000,
-  flowControl: { key: "orders", parallelism: c === "dlq-parallelism" ? 3 : 1 },
-  retries: 2,
-});
 `;
 
 const SOURCES_PROGRAM = `

@@ -214,9 +214,10 @@ describe("e2e: the policy pack is a gate", function () {
     );
     assert.equal(count(res.stdout, "[mandatory]"), 1, res.stdout);
     assert.doesNotMatch(res.stdout, /prod-orders.*must not/);
-    // Each account's record was read once by the pack, with that account's own credentials.
-    assert.equal(accountReads(free, freeBefore), 1);
-    assert.equal(accountReads(payg, paygBefore), 1);
+    // Each account's record was read twice, with that account's own credentials: once by the svc
+    // provider's preview of the new Account (its outputs), once by the pack for every policy.
+    assert.equal(accountReads(free, freeBefore), 2);
+    assert.equal(accountReads(payg, paygBefore), 2);
   });
 
   it("4. two overlapping DlqRecovery resources: the advisory names both", async () => {

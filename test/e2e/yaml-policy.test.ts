@@ -4,10 +4,13 @@
  * host (toolchain/provision-yaml.sh), the built pack (`--policy-pack policies`) and the emulator
  * (free plan: max_parallelism 2, max_retries 999) over loopback.
  *
- * 1. a fresh stack, the Workflow's `account` an account ID from config: over the limits, the
- *    preview fails naming the Workflow and the values;
- * 2. within the limits, the full program (`account: ${account.accountId}`): the
- *    preview passes and `up` stores the outputs the TypeScript `Workflow` computes;
+ * 1. a fresh stack, the Workflow's `account` the new Account's `accountId` (as in the walkthrough
+ *    of docs/own-program.md): over the limits, the first preview fails naming the Workflow and the
+ *    values (the svc provider reads a new Account's record at preview, so `accountId` is known);
+ *    the same with an account ID from config;
+ * 2. within the limits, the full program (`account: ${account.accountId}`): the first preview
+ *    passes with no advisory (no check waits for `up`), and `up` stores the outputs the
+ *    TypeScript `Workflow` computes;
  * 3. then over the limits again: the preview fails, the limits read for the Account's ID, or
  *    for the Account itself when `account` is its URN;
  * 4. bad input fails the preview once, naming the arguments and values, with no stack trace;
@@ -147,17 +150,24 @@ describe("e2e: the policy pack on a YAML program (svc:index:Workflow served by t
     fs.writeFileSync(path.join(p.dir, "Pulumi.yaml"), program(account, workflow));
   }
 
-  it("a fresh stack: over the account's limits, the preview with the pack fails naming the Workflow and the values", async () => {
-    write("${accountId}", OVER);
+  it("a fresh stack: over the account's limits, the first preview with the pack fails naming the Workflow and the values", async () => {
+    write("${account.accountId}", OVER);
     const res = await p.preview(["--policy-pack", PACK_DIR], { allowFailure: true });
     assertRefused(res, 5);
+    assert.doesNotMatch(res.stdout, /\[advisory\]/, "no check waits for `up`");
+    write("${accountId}", OVER);
+    assertRefused(await p.preview(["--policy-pack", PACK_DIR], { allowFailure: true }), 5);
     assert.deepEqual((await p.exportState()).deployment.resources ?? [], [], "a preview creates nothing");
   });
 
   it("within the limits: the preview passes and `up` stores the TypeScript Workflow's outputs", async () => {
     fs.writeFileSync(path.join(p.dir, "Pulumi.yaml"), FULL_PROGRAM);
     const previewed = await p.preview(["--policy-pack", PACK_DIR]);
-    assert.doesNotMatch(previewed.stdout, /\[mandatory\]/);
+    assert.doesNotMatch(
+      previewed.stdout,
+      /\[mandatory\]|\[advisory\]/,
+      "the first preview checks it, and it passes",
+    );
     await p.up(["--policy-pack", PACK_DIR]);
     assert.deepEqual(await p.outputs(), {
       ordersHeaders: HEADERS,

@@ -1,4 +1,7 @@
 import * as assert from "node:assert/strict";
+import { unknownCheckingProxy, type ResourceValidationPolicy } from "@pulumi/policy";
+import { ACCOUNT_PROVIDER_TYPE, WORKFLOW_TYPE } from "../../../core/typeTokens";
+import type { SvcLimitsPack } from "../../../policies/pack";
 import {
   UNKNOWN,
   accountOutputs,
@@ -11,6 +14,7 @@ import {
   pack,
   runPack,
   toResources,
+  urnOf,
 } from "./helpers";
 
 const SOURCE = "account-limits-source";
@@ -229,14 +233,20 @@ describe("policy account-limits-source", () => {
       maxRetries: UNKNOWN,
     };
     const out = await runPack(pack(liveNone()), toResources(s));
-    assert.match(
-      out["workflow-max-parallelism"].unknown ?? "",
-      /^Workflow `orders`: `account max_parallelism` \(the Account `account` has no known values yet \(its settings and outputs are unknown until its first `pulumi up`\)\), Workflow `billing`: /,
+    // Said once, in one sentence, by account-limits-source; not once per limit policy.
+    for (const name of LIMIT_POLICIES) assert.equal(out[name].unknown, undefined, name);
+    assert.equal(
+      out[SOURCE].unknown,
+      "Workflow `billing`, Workflow `orders` (max_parallelism, max_retries, max_delay, max_global_parallelism) are " +
+        "checked " +
+        "against the account's limits on `pulumi up` with `--policy-pack`, not in this preview: a setting of the " +
+        "Account `account` is computed from another resource's output, so neither its record nor its outputs can " +
+        "be read before `pulumi up`.",
     );
     const message = out[SOURCE].violations[0].message;
     assert.match(
       message,
-      /^ {2}- The Account `account` has no known values yet .*\. A DlqRecovery is never deferred to `up` \(its drain cannot be undone\)\.$/m,
+      /^ {2}- A setting of the Account `account` is computed .*\. A DlqRecovery is never deferred to `up` \(its drain cannot be undone\)\.$/m,
     );
     assert.match(message, /^ {6}max_parallelism \(workflow-max-parallelism\): DlqRecovery `replay`$/m);
     assert.doesNotMatch(message, /Workflow `/);
@@ -299,5 +309,57 @@ describe("policy account-limits-source", () => {
     const p = pack(liveNone());
     assert.equal(p.policies.find((x) => x.name === SOURCE)?.enforcementLevel, "mandatory");
     assert.deepEqual(p.policies.find((x) => x.name === SOURCE)?.configSchema, { properties: {} });
+  });
+});
+
+/** Calls `account-limits-source` as a resource policy, as the engine does when a resource is registered. */
+async function analyze(p: SvcLimitsPack, type: string, name: string, props: Record<string, unknown>) {
+  const policy = p.policies.find((x) => x.name === SOURCE) as unknown as ResourceValidationPolicy;
+  const violations: string[] = [];
+  const validate = policy.validateResource as (args: unknown, report: (m: string) => void) => Promise<void>;
+  await validate(
+    {
+      type,
+      name,
+      urn: urnOf(type, name),
+      props: unknownCheckingProxy(props),
+      opts: {},
+      stackTags: new Map(),
+      getConfig: () => ({}),
+    },
+    (m) => violations.push(m),
+  );
+  return violations;
+}
+
+describe("policy account-limits-source, as each Account is registered", () => {
+  const REFUSED =
+    "the service at http://127.0.0.1:1 rejected the credentials (HTTP 401). They came from: `username` from the " +
+    "stack config `svc:username`, `password` from the stack config `svc:password`. Check those values.";
+
+  it("reports an Account whose record cannot be read (the preview fails on it before any stack policy runs)", async () => {
+    const live = liveFailed(REFUSED);
+    const p = pack(live);
+    const violations = await analyze(p, ACCOUNT_PROVIDER_TYPE, "one", {});
+    assert.deepEqual(violations, [
+      `The live record of the Account \`one\` could not be read: ${REFUSED} The svc limits of the resources on this ` +
+        "account cannot be read from it, so their checks cannot run (limits in the policy pack config still apply).\n" +
+        'Fix the source, or opt out explicitly: set "account-limits-source" to "advisory" in the policy pack config ' +
+        '(--policy-pack-config with {"account-limits-source": "advisory"}) to let these checks pass unchecked with a warning.',
+    ]);
+    // The stack's `svc:` settings, read once: the stack policies of the same run reuse the read.
+    assert.deepEqual(live.inputs, [{}]);
+    await runPack(p, toResources(happyStack()));
+    assert.equal(live.calls, 1);
+  });
+
+  it("says nothing of an Account that reads, of one whose settings are unknown, or of other resources", async () => {
+    const live = liveOk();
+    const p = pack(live);
+    const own = { accountApiUrl: "http://127.0.0.1:1", username: "u@example.com", password: "pw" };
+    assert.deepEqual(await analyze(p, ACCOUNT_PROVIDER_TYPE, "two", own), []);
+    assert.deepEqual(await analyze(p, ACCOUNT_PROVIDER_TYPE, "three", { ...own, password: UNKNOWN }), []);
+    assert.deepEqual(await analyze(p, WORKFLOW_TYPE, "orders", { url: "https://example.com" }), []);
+    assert.equal(live.calls, 1, "only the Account with known settings of its own was read");
   });
 });

@@ -5,6 +5,7 @@
  */
 import * as assert from "node:assert/strict";
 import { ACCOUNT_TYPE, DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../../../core/typeTokens";
+import { describeDeferred } from "../../../policies/accountLimitsSource";
 import {
   UNKNOWN,
   accountOutputs,
@@ -208,9 +209,10 @@ describe("policies: each resource against its own account", () => {
     s.recoveries.replay.account = UNKNOWN;
     const out = await check(POLICY, s);
     assert.deepEqual(out.violations, []);
+    assert.equal(out.unknown, undefined, "said once, by account-limits-source");
     assert.match(
-      out.unknown ?? "",
-      /^Workflow `orders`: `account max_parallelism` \(its `account` is unknown/,
+      describeDeferred(out.pack.context.peekNotes()) ?? "",
+      /^Workflow `orders` \(max_parallelism\) is checked against the account's limits on `pulumi up` with `--policy-pack`, not in this preview: its `account` is unknown until the resources it depends on are created\.$/,
     );
     assert.deepEqual(uncheckedOf(out.pack), [
       "max_parallelism: DlqRecovery `replay`: its `account` is unknown until the resources it depends on are " +

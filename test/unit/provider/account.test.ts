@@ -1,7 +1,8 @@
 /**
  * The adapter of `svc:index:Account` (`provider/account.ts`): a read with no properties (`pulumi
  * import`, a program's `get`) reads the record with the provider's configuration, and refuses an
- * ID that is not the record's, saying which ID the credentials read.
+ * ID that is not the record's, saying which ID the credentials read; the preview of a new Account
+ * reads its record, so its outputs (limits, `accountId`) are known at the first preview.
  */
 import * as assert from "node:assert/strict";
 import { startEmulator, type RunningEmulator } from "../../../emulator";
@@ -9,6 +10,7 @@ import { AccountProvider } from "../../../components/providers/account";
 import { AccountIdMismatchError, AccountResource } from "../../../provider/account";
 import { configReader } from "../../../provider/config";
 import { engineAt } from "../../../provider/engine";
+import { UNKNOWN } from "../../../core/unknownValue";
 
 const CREDS = {
   username: "unit-import@example.com",
@@ -82,6 +84,62 @@ describe("provider Account: read with no properties (import, get)", () => {
       assert.match(e.message, /rejected the credentials \(HTTP 401\)/);
       assert.match(e.message, /`password` from the stack config `svc:password`/);
       assert.ok(!e.message.includes("pw-unit-wrong-9d3f"));
+      return true;
+    });
+  });
+});
+
+describe("provider Account: the preview of a new Account", () => {
+  let emulator: RunningEmulator;
+  const NEW_URN = "urn:pulumi:dev::p::svc:index:Account::one";
+
+  before(async () => {
+    emulator = await startEmulator({ plan: "free", ...CREDS });
+  });
+  after(async () => emulator?.close());
+
+  async function adapter(password: string): Promise<AccountResource> {
+    const a = new AccountResource(
+      engineAt(undefined, () => undefined),
+      new AccountProvider({}),
+    );
+    await a.configure(configReader({ accountApiUrl: emulator.url, username: CREDS.username, password }));
+    return a;
+  }
+
+  it("reads the record when every input is known: the limits and accountId are known, secrets named", async () => {
+    const before = emulator.state.log.total;
+    const res = await (await adapter(CREDS.password)).create(NEW_URN, NONE, true);
+    assert.equal(res.id, "", "a preview creates nothing");
+    const record = emulator.state.account.record;
+    assert.equal(res.outputs.values.accountId, record.id);
+    assert.equal(res.outputs.values.maxParallelism, record.max_parallelism);
+    assert.equal(res.outputs.values.accountName, undefined, "the name is the URN's, not stored");
+    assert.ok(res.outputs.secrets.has("password") && res.outputs.secrets.has("token"));
+    assert.equal(emulator.state.log.total - before, 1, "one GET, nothing else");
+  });
+
+  it("leaves the record unknown when an input is unknown (another resource's output), and sends nothing", async () => {
+    const before = emulator.state.log.total;
+    const news = { values: { accountApiUrl: UNKNOWN }, secrets: new Set<string>() };
+    const res = await (await adapter(CREDS.password)).create(NEW_URN, news, true);
+    assert.equal(res.outputs.values.maxParallelism, UNKNOWN);
+    assert.equal(res.outputs.values.password, UNKNOWN);
+    assert.equal(emulator.state.log.total, before);
+  });
+
+  it("leaves the record unknown when a provider setting is unknown (an explicit provider's computed input)", async () => {
+    const before = emulator.state.log.total;
+    const res = await (await adapter(UNKNOWN)).create(NEW_URN, NONE, true);
+    assert.equal(res.outputs.values.maxParallelism, UNKNOWN);
+    assert.equal(emulator.state.log.total, before, "nothing is sent");
+  });
+
+  it("fails the preview on a refused password, naming the Account and where the password came from", async () => {
+    await assert.rejects((await adapter("pw-unit-wrong-2b7e")).create(NEW_URN, NONE, true), (e: Error) => {
+      assert.match(e.message, /^Account `one`: the service at \S+ rejected the credentials \(HTTP 401\)/);
+      assert.match(e.message, /`password` from the stack config `svc:password`/);
+      assert.ok(!e.message.includes("pw-unit-wrong-2b7e"));
       return true;
     });
   });
