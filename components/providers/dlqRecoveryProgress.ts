@@ -128,23 +128,39 @@ export function runLogPath(inputs: DlqRecoveryInputs): string {
 
 /** An open run log: appends runs, and knows what a drain whose result reached no state wrote. */
 export interface RunLog {
-  /** Appends the runs of one page, one JSON object a line. */
-  append(runs: readonly ResumedRun[]): void;
+  /**
+   * Appends the runs of one page, one JSON object a line, then records in the start mark that
+   * `requests` requests of this drain are answered and written.
+   *
+   * @param requests - requests this drain has had answered so far, this page's included
+   */
+  append(runs: readonly ResumedRun[], requests: number): void;
   /**
    * Runs the run log holds from a drain whose result reached no state (a second Ctrl-C, a killed
    * `pulumi`, a lost drain thread): the lines it wrote after its start mark.
    */
   readonly unrecorded: number;
+  /**
+   * The requests of those runs' drain, as its start mark recorded them page by page (0 for a mark
+   * written before marks counted requests).
+   */
+  readonly unrecordedRequests: number;
   /** This drain's mark, stored in its outputs (`runLogMark`). */
   readonly mark: string;
   /** The drain ended and its result goes to the engine as it should: its start mark is removed. */
   close(): void;
 }
 
-/** A drain's start mark, in `<file>.open`: the file's size when it started, and the mark's name. */
+/**
+ * A drain's start mark, in `<file>.open`: the file's size when it started, the mark's name, and
+ * the requests whose runs the file holds after `offset`, rewritten after each page. A drain that
+ * finds the mark of a drain no state recorded keeps its `offset` and `requests` and adds its own,
+ * so drains cut off one after the other (two kills) are all counted by the next.
+ */
 interface StartMark {
   readonly offset: number;
   readonly mark: string;
+  readonly requests?: number;
 }
 
 /** The start mark's file of the run log `file`. */
@@ -156,7 +172,9 @@ function markFileOf(file: string): string {
 function readMark(markFile: string): StartMark | undefined {
   try {
     const m = JSON.parse(fs.readFileSync(markFile, "utf8")) as Partial<StartMark>;
-    return Number.isSafeInteger(m.offset) && typeof m.mark === "string" ? (m as StartMark) : undefined;
+    if (!Number.isSafeInteger(m.offset) || typeof m.mark !== "string") return undefined;
+    const requests = Number.isSafeInteger(m.requests) && (m.requests as number) >= 0 ? m.requests : 0;
+    return { offset: m.offset as number, mark: m.mark, requests };
   } catch {
     return undefined;
   }
@@ -183,11 +201,12 @@ function removeSavedMarks(dir: string, saved: string | undefined): void {
  * the newest {@link RUN_LOGS_KEPT} (files of other names there, and logs elsewhere, such as the
  * single `svc-recovery/<name>.jsonl` of earlier versions, are left where they are).
  *
- * While a drain runs, a start mark beside the file (`<file>.open`: the file's size at the start
- * and the mark's name, which the drain's outputs store as `runLogMark`) says where its lines
- * begin. A drain stopped by a cancel keeps its mark, since the CLI may end before it saves the
- * result (a second Ctrl-C). The next drain finds the mark: if the state holds that mark the drain
- * was saved; otherwise its lines are runs no state recorded ({@link RunLog.unrecorded}).
+ * While a drain runs, a start mark beside the file (`<file>.open`: the file's size at the start,
+ * the mark's name, which the drain's outputs store as `runLogMark`, and the requests answered and
+ * written so far) says where its lines begin. A drain stopped by a cancel keeps its mark, since
+ * the CLI may end before it saves the result (a second Ctrl-C). The next drain finds the mark: if
+ * the state holds that mark the drain was saved; otherwise its lines are runs no state recorded
+ * ({@link RunLog.unrecorded}), in the requests the mark counted ({@link RunLog.unrecordedRequests}).
  *
  * @param inputs - `runLogFile` (`""` for none), `recoveryName` and the drain's spec
  * @param cwd - the program folder
@@ -206,18 +225,43 @@ export function openRunLog(inputs: DlqRecoveryInputs, cwd: string, saved?: strin
   const markFile = markFileOf(file);
   const left = readMark(markFile);
   const unrecorded = left === undefined ? 0 : linesAfter(file, left.offset);
+  const unrecordedRequests = left?.requests ?? 0;
   const mark = crypto.randomBytes(8).toString("hex");
-  const offset = fs.existsSync(file) ? fs.statSync(file).size : 0;
-  fs.writeFileSync(markFile, JSON.stringify({ offset, mark } satisfies StartMark));
+  // Where this drain's lines begin, or the unrecorded drain's, which this one counts and carries.
+  const offset = left?.offset ?? (fs.existsSync(file) ? fs.statSync(file).size : 0);
+  const startMark = (requests: number) =>
+    JSON.stringify({ offset, mark, requests: unrecordedRequests + requests } satisfies StartMark);
+  fs.writeFileSync(markFile, startMark(0));
   const lines = new RunLogLines();
   return {
     unrecorded,
+    unrecordedRequests,
     mark,
-    append: (runs) => {
+    append: (runs, requests) => {
       if (runs.length > 0) fs.appendFileSync(file, lines.encode(runs));
+      rewriteMark(markFile, startMark(requests));
     },
     close: () => fs.rmSync(markFile, { force: true }),
   };
+}
+
+/**
+ * Rewrites a start mark in place, in one write from its first byte and without truncating it: a
+ * process killed at any point leaves the old mark or the new one, never an empty file. The new
+ * text is never shorter (only its request count changes, and it only grows).
+ */
+function rewriteMark(markFile: string, text: string): void {
+  let fd: number;
+  try {
+    fd = fs.openSync(markFile, "r+");
+  } catch {
+    return; // removed meanwhile (`pruneRunLogs` of another drain of the resource): nothing to keep
+  }
+  try {
+    fs.writeSync(fd, text, 0, "utf8");
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /** An ID that JSON writes as it is, between quotes: printable ASCII without `"` or `\`. */

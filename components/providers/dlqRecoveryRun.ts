@@ -147,10 +147,13 @@ export class DrainRun {
     this.lastEngineCheck = this.started;
     this.runLog = openRunLog(inputs, deps.cwd(), savedRunLogMark);
     const unrecorded = this.runLog?.unrecorded ?? 0;
-    if (unrecorded > 0) deps.warn(unrecordedRuns(this.label, unrecorded));
+    const unrecordedRequests = this.runLog?.unrecordedRequests ?? 0;
+    if (unrecorded > 0 || unrecordedRequests > 0) {
+      deps.warn(unrecordedRuns(this.label, unrecorded, unrecordedRequests));
+    }
     this.base = {
       resumed: (previous?.resumedCount ?? 0) + unrecorded,
-      requests: previous?.requestCount ?? 0,
+      requests: (previous?.requestCount ?? 0) + unrecordedRequests,
       ambiguous: previous?.ambiguousRequests ?? 0,
     };
     this.maxRecorded = maxRecordedOf(inputs);
@@ -194,11 +197,14 @@ export class DrainRun {
     return cap === undefined ? {} : { maxRuns: Math.max(cap - this.base.resumed, 0) };
   }
 
-  /** Records the runs of one page: state (up to `maxRecordedRuns`), run log, engine check. */
-  private async record(runs: ResumedRun[]): Promise<void> {
+  /**
+   * Records the runs of one page: state (up to `maxRecordedRuns`), run log (with `requests`, this
+   * continuation's requests answered so far, in its start mark), engine check.
+   */
+  private async record(runs: ResumedRun[], requests: number): Promise<void> {
     const room = this.maxRecorded - this.recorded.length;
     if (room > 0) this.recorded.push(...runs.slice(0, room));
-    this.runLog?.append(runs);
+    this.runLog?.append(runs, requests);
     // A killed CLI leaves this process behind: stop resuming runs no state will record.
     if (this.deps.now() - this.lastEngineCheck < ENGINE_CHECK_MS) return;
     this.lastEngineCheck = this.deps.now();
@@ -269,7 +275,7 @@ export class DrainRun {
           requestsLeft,
           daily: c.gate.dailyRequests,
         });
-        await this.record(e.page.workflowRuns);
+        await this.record(e.page.workflowRuns, e.requestCount);
       },
     });
     return { ...res, cursor: undefined };
@@ -297,7 +303,7 @@ export class DrainRun {
           allowedPerSecond: this.allowed(c.gate),
           daily: c.gate.dailyRequests,
         });
-        await this.record(e.page.workflowRuns);
+        await this.record(e.page.workflowRuns, e.requestCount);
       },
     });
   }
@@ -389,11 +395,12 @@ function cursorRefused(inputs: DlqRecoveryInputs, w: DrainWindow): string {
 }
 
 /** The warning of runs in the run log that no state recorded (the drain that wrote them died). */
-function unrecordedRuns(label: string, runs: number): string {
+function unrecordedRuns(label: string, runs: number, requests: number): string {
   return (
     `${label}: the run log holds ${count(runs, "run")} resumed by a drain that stopped before its state was ` +
-    "saved (a second Ctrl-C, or a killed `pulumi`); they are counted in `resumedCount`. The runs of the " +
-    "requests that drain had in flight (up to 50 runs each, at most `concurrency` requests) are in neither."
+    `saved (a second Ctrl-C, or a killed \`pulumi\`), in ${count(requests, "request")}; they are counted in ` +
+    "`resumedCount` and `requestCount`. The requests that drain had in flight (up to 50 runs each, at most " +
+    "`concurrency` requests) are in neither."
   );
 }
 

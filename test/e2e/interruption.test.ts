@@ -3,8 +3,8 @@
  * TypeScript program: SIGINT reaches the svc provider as the engine's `Cancel`, which stops the
  * drain with its state saved (`resumedCount` equal to the ledger); the CLI exits at once and no
  * process is left behind; the next run completes, every entry is resumed exactly once (emulator
- * ledger), resumed runs are accounted for (state or run log; a kill loses the IDs of the requests
- * in flight), and the recovery steps of the README work as written.
+ * ledger), resumed runs and their requests are accounted for (state or run log; a kill loses the
+ * IDs of the requests in flight), and the recovery steps of the README work as written.
  */
 import * as assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
@@ -197,5 +197,17 @@ describe("e2e: interrupted and killed `pulumi up`", function () {
       `the run log holds ${logged} of ${ENTRIES} runs; at most the requests in flight at the kill are missing`,
     );
     assert.equal(outputs.resumed, logged, "resumedCount counts every run of the run log");
+    // `requestCount` counts the requests the run log recorded too (the killed drain's included):
+    // the service answered at most the requests in flight at the kill more.
+    const state = resourceOfType((await p.exportState()).deployment, DLQ_RECOVERY_PROVIDER_TYPE).outputs as {
+      requestCount: number;
+    };
+    const answered = emulator.state.log
+      .since(0, 1_000_000)
+      .filter((r) => r.path === "/v2/workflows/dlq/resume" && r.status === 200).length;
+    assert.ok(
+      state.requestCount <= answered && answered - state.requestCount <= DEFAULT_WINDOW_CONCURRENCY,
+      `requestCount ${state.requestCount}; the service answered ${answered} resume requests`,
+    );
   });
 });

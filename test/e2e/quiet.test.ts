@@ -2,7 +2,9 @@
  * Quiet by default, with the real CLI: after a `triggers` change `pulumi preview --diff` prints
  * at most 40 lines and a DlqRecovery's state stays under 10 kB; the state of an earlier version
  * (1,000 recorded runs, one run log `svc-recovery/<name>.jsonl`) is trimmed by the next `up`
- * without a resume request, and that run log stays where it is.
+ * without a resume request, and that run log stays where it is. The line of a drain stopped at
+ * `maxRuns`, and the line that says the next up continues it, are sent once per operation: the
+ * Diagnostics of each phase list each once.
  */
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
@@ -14,7 +16,12 @@ const TYPE = "svc:index:DlqRecovery";
 const PROGRAM = `
 import * as pulumi from "@pulumi/pulumi";
 import { DlqRecovery } from "pulumi-svc";
-const recovery = new DlqRecovery("recovery", { all: true, triggers: [new pulumi.Config().require("incident")] });
+const config = new pulumi.Config();
+const recovery = new DlqRecovery("recovery", {
+  all: true,
+  triggers: [config.require("incident")],
+  maxRuns: config.getNumber("maxRuns"),
+});
 export const resumedCount = recovery.resumedCount;
 export const recordedRuns = recovery.resumedRuns.apply((r) => r.length);
 `;
@@ -96,5 +103,26 @@ describe("e2e: quiet by default", function () {
     );
     await p.up(["--expect-no-changes"]);
     assert.equal(resumeRequests(), sent);
+  });
+
+  it("the `maxRuns` line and the continuation line: each listed once in the Diagnostics of each phase", async () => {
+    /** How often `line` is in each Diagnostics section of `out` (one a phase). */
+    const inDiagnostics = (out: string, line: RegExp) =>
+      out
+        .split(/^Diagnostics:$/m)
+        .slice(1)
+        .map((d) => d.split(/^Resources:$/m)[0].match(new RegExp(line.source, "g"))?.length ?? 0);
+    emulator.seed(300, 3);
+    await p.setConfig("incident", "third");
+    await p.setConfig("maxRuns", "100");
+    const capped = await p.up();
+    const stopped = /DlqRecovery `recovery`: stopped at `maxRuns` \(100\) after resuming \d+ runs/;
+    assert.deepEqual(inDiagnostics(capped.stdout, stopped), [1], capped.stdout);
+    // With its preview phase, as a user runs it: the engine diffs in both phases.
+    const continued = await p.cli(["up", "--yes", "--config", "maxRuns=1000"]);
+    const continues =
+      /DlqRecovery `recovery`: the last drain stopped at `maxRuns` after \d+ runs; the next up continues it/;
+    assert.deepEqual(inDiagnostics(continued.stdout, continues), [1, 1], continued.stdout);
+    assert.equal((await recoveryState()).outputs.resumedCount, 300);
   });
 });

@@ -17,7 +17,9 @@ import {
   openRunLog,
 } from "../../../components/providers/dlqRecoveryProgress";
 import { DEFAULT_MAX_RECORDED_RUNS } from "../../../components/providers/dlqRecoveryInputs";
-import { TOKEN, dlqProvider, tempDir } from "./helpers";
+import { DlqRecoveryProvider } from "../../../components/providers/dlqRecovery";
+import { DlqRecoveryResource } from "../../../provider/dlqRecovery";
+import { TOKEN, dlqProvider, resumeRequests, tempDir } from "./helpers";
 
 /** Runs a simulated drain of `pages` pages, one every `pageMs`, and returns the lines printed. */
 function simulate(pages: number, pageMs: number): string[] {
@@ -77,7 +79,7 @@ describe("components/providers/dlqRecovery: quiet by default", function () {
     fs.writeFileSync(path.join(dir, "notes.txt"), "mine");
     for (let i = 0; i < RUN_LOGS_KEPT + 3; i++) {
       const log = openRunLog({ all: true, recoveryName: "r", triggers: [i] }, cwd);
-      log?.append([{ workflowRunId: `wfr_${i}`, workflowCreatedAt: i }]);
+      log?.append([{ workflowRunId: `wfr_${i}`, workflowCreatedAt: i }], 1);
       log?.close();
       const file = fs
         .readdirSync(dir)
@@ -98,19 +100,139 @@ describe("components/providers/dlqRecovery: quiet by default", function () {
     const inputs = { all: true, recoveryName: "r" };
     const run = (i: number) => ({ workflowRunId: `wfr_${i}`, workflowCreatedAt: i });
     const finished = openRunLog(inputs, cwd);
-    finished?.append([run(1), run(2)]);
+    finished?.append([run(1), run(2)], 1);
     finished?.close();
     const died = openRunLog(inputs, cwd);
     assert.equal(died?.unrecorded, 0, "a drain that finished left nothing unrecorded");
-    died?.append([run(3), run(4), run(5)]); // then killed: never closed, never saved
+    assert.equal(died?.unrecordedRequests, 0);
+    died?.append([run(3), run(4)], 1);
+    died?.append([], 2); // a request that resumed nothing
+    died?.append([run(5)], 3); // then killed: never closed, never saved
     const next = openRunLog(inputs, cwd);
     assert.equal(next?.unrecorded, 3, "the died drain's lines, not the finished one's");
-    next?.append([run(6)]); // stopped by a cancel: its mark stays, and the state holds it
+    assert.equal(next?.unrecordedRequests, 3, "and its requests, the empty one included");
+    next?.append([run(6)], 1); // stopped by a cancel: its mark stays, and the state holds it
     const after = openRunLog(inputs, cwd, next?.mark);
     assert.equal(after?.unrecorded, 0, "a drain the state holds is not counted again");
+    assert.equal(after?.unrecordedRequests, 0);
     assert.notEqual(after?.mark, next?.mark);
     assert.equal(openRunLog(inputs, cwd)?.unrecorded, 0, "nothing written since the last mark");
     assert.equal(openRunLog({ ...inputs, runLogFile: "" }, cwd), undefined);
+  });
+
+  it("counts two unrecorded drains in a row, runs and requests: the second carries the first's", () => {
+    const cwd = tempDir();
+    const inputs = { all: true, recoveryName: "r" };
+    const run = (i: number) => ({ workflowRunId: `wfr_${i}`, workflowCreatedAt: i });
+    const first = openRunLog(inputs, cwd);
+    first?.append([run(1), run(2)], 1);
+    first?.append([run(3)], 2); // killed
+    const second = openRunLog(inputs, cwd);
+    assert.equal(second?.unrecorded, 3);
+    assert.equal(second?.unrecordedRequests, 2);
+    second?.append([run(4)], 1); // killed too, before its state (which counted the first's) was saved
+    const third = openRunLog(inputs, cwd);
+    assert.equal(third?.unrecorded, 4, "both drains' lines");
+    assert.equal(third?.unrecordedRequests, 3, "both drains' requests");
+  });
+
+  it("reads a start mark written before marks counted requests: its runs, no requests", () => {
+    const cwd = tempDir();
+    const inputs = { all: true, recoveryName: "r" };
+    const log = openRunLog(inputs, cwd);
+    log?.append([{ workflowRunId: "wfr_1", workflowCreatedAt: 1 }], 1);
+    const dir = path.join(cwd, "svc-recovery", "r");
+    const markFile = path.join(dir, fs.readdirSync(dir).find((f) => f.endsWith(".open")) as string);
+    const { offset, mark } = JSON.parse(fs.readFileSync(markFile, "utf8")) as {
+      offset: number;
+      mark: string;
+    };
+    fs.writeFileSync(markFile, JSON.stringify({ offset, mark }));
+    const next = openRunLog(inputs, cwd);
+    assert.equal(next?.unrecorded, 1);
+    assert.equal(next?.unrecordedRequests, 0);
+  });
+
+  it("after a drain whose engine went away, the next counts its runs and requests from the run log", async () => {
+    emulator.reset();
+    emulator.seed(400, 5);
+    const cwd = tempDir();
+    const inputs = { all: true, baseUrl: emulator.url, token: TOKEN, recoveryName: "killed", concurrency: 1 };
+    let checks = 0;
+    let t = 0;
+    const killed = new DlqRecoveryProvider({
+      now: () => (t += 1000), // every page checks the engine
+      log: () => {},
+      warn: () => {},
+      cwd: () => cwd,
+      engineAlive: async () => ++checks <= 3, // gone at the fourth page: the CLI was killed
+      exitOrphaned: () => {},
+    });
+    await assert.rejects(killed.create(inputs), /cut off after resuming 200 runs in 4 requests/);
+    const sent = resumeRequests(emulator).length;
+    assert.equal(sent, 4, "the killed drain's requests, all answered");
+    const { provider, logs } = dlqProvider({ cwd });
+    const { outs } = await provider.create(inputs);
+    assert.equal(outs.resumedCount, 400, "every run, the killed drain's from the run log");
+    assert.equal(outs.requestCount, resumeRequests(emulator).length, "every request the service answered");
+    assert.ok(outs.requestCount > sent);
+    assert.ok(
+      logs.some((l) =>
+        /the run log holds 200 runs resumed by a drain .*, in 4 requests; they are counted in `resumedCount` and `requestCount`/.test(
+          l,
+        ),
+      ),
+      logs.join("\n"),
+    );
+  });
+
+  it("the svc provider sends each line to the engine once per operation: a drain stopped at `maxRuns`, then continued", async () => {
+    emulator.reset();
+    emulator.seed(600, 6);
+    const cwd = tempDir();
+    let sent: string[] = [];
+    const engine = {
+      log: async (_urn: string, _severity: string, message: string) => (sent.push(message), true),
+      alive: async () => true,
+    };
+    let t = 0;
+    const adapter = new DlqRecoveryResource(engine, {
+      drainIn: "this thread",
+      cwd: () => cwd,
+      now: () => (t += 1000),
+    });
+    await adapter.configure({ get: () => undefined });
+    const urn = "urn:pulumi:dev::quiet::svc:index:DlqRecovery::recovery";
+    const props = (maxRuns: number) => ({
+      values: { all: true, baseUrl: emulator.url, token: TOKEN, maxRuns, concurrency: 1 },
+      secrets: new Set<string>(),
+    });
+    const noRepeats = (phase: string) => {
+      const twice = sent.filter((l, i) => sent.indexOf(l) !== i);
+      assert.deepEqual(twice, [], `${phase}: lines sent more than once:\n${sent.join("\n")}`);
+    };
+    // `pulumi up --skip-preview` of a new resource: check, then create.
+    await adapter.check(urn, { values: {}, secrets: new Set() }, props(100));
+    const created = await adapter.create(urn, props(100), false);
+    noRepeats("the first up");
+    assert.equal(sent.filter((l) => /stopped at `maxRuns` \(100\)/.test(l)).length, 1, sent.join("\n"));
+    // `pulumi up` with a higher cap: its preview phase (check, diff, update as a preview), then its update.
+    for (const preview of [true, false]) {
+      sent = [];
+      await adapter.check(urn, created.outputs, props(300));
+      assert.equal(await adapter.diff(created.id, urn, created.outputs, props(300)), true);
+      await adapter.update(created.id, urn, created.outputs, props(300), preview);
+      noRepeats(preview ? "the preview phase" : "the update phase");
+      const continues = sent.filter((l) =>
+        /the last drain stopped at `maxRuns` after 100 runs; the next up continues it/.test(l),
+      );
+      assert.equal(continues.length, 1, sent.join("\n"));
+      assert.equal(
+        sent.filter((l) => /stopped at `maxRuns` \(300\)/.test(l)).length,
+        preview ? 0 : 1,
+        sent.join("\n"),
+      );
+    }
   });
 
   it(`keeps ${DEFAULT_MAX_RECORDED_RUNS} resumed runs in state by default, every run in the run log`, async () => {
