@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-import "../client/requireNode"; // first: one clear error on a Node.js older than 22.19
+import "./requireNode"; // first: on a Node.js older than 22.19, one clear message and exit 1, no stack trace
 import { main } from "../emulator/cli";
 
 void main(process.argv.slice(2));

@@ -6,6 +6,7 @@
  *
  * @packageDocumentation
  */
+import { writeSync } from "node:fs";
 
 /** The oldest Node.js the package runs on (undici 8 needs it); `engines.node` in package.json says the same. */
 export const MIN_NODE_VERSION = "22.19.0";
@@ -54,4 +55,24 @@ export function nodeVersionSupported(found: string): boolean {
  */
 export function assertNodeVersion(found: string = process.versions.node): void {
   if (!nodeVersionSupported(found)) throw new NodeVersionError(found);
+}
+
+/**
+ * The check of a command (the `pulumi-svc-emulator` bin), not of a library: on a Node.js older
+ * than {@link MIN_NODE_VERSION} it prints the one message of {@link NodeVersionError} on stderr,
+ * with no stack trace (an uncaught throw would print the trace and the source line), and exits 1.
+ *
+ * @param command - the command's name, which starts the line
+ * @param found - the version to check; default the running one
+ * @param exit - ends the process (tests pass their own)
+ */
+export function exitOnUnsupportedNode(
+  command: string,
+  found: string = process.versions.node,
+  exit: (code: number) => void = (code) => process.exit(code),
+): void {
+  if (nodeVersionSupported(found)) return;
+  // Synchronous, so the line is out before the process exits, whatever stderr is (file, pipe, TTY).
+  writeSync(2, `${command}: ${new NodeVersionError(found).message}\n`);
+  exit(1);
 }
