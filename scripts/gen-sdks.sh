@@ -30,3 +30,6 @@ trap 'rm -rf "$work"' EXIT
 version="$(cat "$ROOT/.toolchain/pulumi-version")"
 cd "$ROOT/toolchain/go"
 go run -mod=readonly ./sdkgen -schema "$work/schema.json" -out "$out" -pulumi-version "$version"
+# The generated go.mod names only the Pulumi SDK; tidy completes it and writes go.sum, so the Go
+# SDK builds with the default GOSUMDB.
+(cd "$out/go" && go mod tidy)

@@ -1,7 +1,8 @@
 /**
  * The Python and Go SDKs (sdk/): generated from the schema the svc provider serves, committed as
  * generated, and tested with Pulumi's mocks in their own language (test/sdk/python with pytest,
- * test/sdk/go with `go test`). The schema itself is checked here as the CLI receives it
+ * test/sdk/go with `go test`; sdk/go with its own `go.sum`, so that it builds with the default
+ * `GOSUMDB`). The schema itself is checked here as the CLI receives it
  * (`pulumi package get-schema` of the built provider) against the TypeScript declarations, read
  * through the compiler: every `Account` output and every `DlqRecoveryArgs` input.
  *
@@ -108,7 +109,7 @@ describe("SDKs: Python and Go from the provider's schema", function () {
     assert.deepEqual(served.sort(), [...inputs.keys()].sort());
   });
 
-  it("the committed SDKs are what that schema generates (npm run gen:sdks)", async () => {
+  it("the committed SDKs are what that schema generates (npm run gen:sdks), sdk/go tidied", async () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), "svc-sdks-"));
     await run("bash", [path.join(REPO_ROOT, "scripts", "gen-sdks.sh"), out], REPO_ROOT);
     for (const lang of ["python", "go"]) {
@@ -149,6 +150,17 @@ describe("SDKs: Python and Go from the provider's schema", function () {
       path.join(REPO_ROOT, "test/sdk/go"),
     );
     assert.equal((out.match(/^--- PASS/gm) ?? []).length, 5, out);
+  });
+
+  it("Go: sdk/go builds on its own with the default GOSUMDB (its go.sum is complete)", async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, GOFLAGS: "-mod=readonly" };
+    for (const k of ["GOSUMDB", "GONOSUMDB", "GONOSUMCHECK", "GOPRIVATE", "GOINSECURE"]) delete env[k];
+    await run(
+      "go",
+      ["build", "-trimpath", "-o", os.devNull, "./..."],
+      path.join(REPO_ROOT, "sdk", "go"),
+      env,
+    );
   });
 
   it("Go: the README's example program builds against the SDK", async () => {
