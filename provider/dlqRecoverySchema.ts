@@ -24,14 +24,30 @@ const BOOLEAN: TypeSpec = { type: "boolean" };
 const STRINGS: TypeSpec = { type: "array", items: STRING };
 const MS = "unix milliseconds";
 
+/**
+ * A date input: unix milliseconds, an integer. The schema takes a string too, so that a YAML
+ * program's date (a string) reaches the provider's check, which refuses it naming its value in
+ * milliseconds (`dlqRecoveryInputs.ts`): with `integer` alone, pulumi-yaml's type check refuses it
+ * first, "Cannot assign type 'string' to type 'integer'", with no word of the unit. The cost: the
+ * Python SDK types it `Union[int, str]`, the Go SDK `pulumi.Input`. Outputs stay `integer`.
+ */
+function dateInput(what: string): TypeSpec {
+  return {
+    oneOf: [INTEGER, STRING],
+    description:
+      `${what}, ${MS} (an integer: 1763625600000 is 2025-11-20T08:00:00Z). A date string is refused at ` +
+      "preview, naming its value in milliseconds.",
+  };
+}
+
 /** Each argument's type and description (the TSDoc of `DlqRecoveryArgs`, shortened). */
 const INPUTS: Record<keyof DlqRecoveryArgs, TypeSpec> = {
   dlqIds: { ...STRINGS, description: "Resume exactly these DLQ entries (not with filters or `all`)." },
-  fromDate: { ...INTEGER, description: `Resume entries that failed at or after this time, ${MS}.` },
-  toDate: { ...INTEGER, description: `Resume entries that failed at or before this time, ${MS}.` },
+  fromDate: dateInput("Resume entries that failed at or after this time"),
+  toDate: dateInput("Resume entries that failed at or before this time"),
   workflowUrl: { ...STRING, description: "Resume entries of this workflow URL." },
   workflowRunId: { ...STRING, description: "Resume the entries of this run ID." },
-  workflowCreatedAt: { ...INTEGER, description: `Resume entries of runs created at this time, ${MS}.` },
+  workflowCreatedAt: dateInput("Resume entries of runs created at this time"),
   all: { ...BOOLEAN, description: "Resume every entry in the DLQ (required to mean everything)." },
   flowControl: {
     $ref: `#/types/${WORKFLOW_FLOW_CONTROL_TYPE}`,
@@ -125,9 +141,17 @@ const RESULTS: Record<keyof DlqRecoveryResults, TypeSpec> = {
   notFoundCount: { ...INTEGER, description: "How many `dlqIds` were not found." },
 };
 
+/** The date inputs as outputs: always an integer (the check refuses a string). */
+const DATE_OUTPUTS = {
+  fromDate: { ...INTEGER, description: `Resume entries that failed at or after this time, ${MS}.` },
+  toDate: { ...INTEGER, description: `Resume entries that failed at or before this time, ${MS}.` },
+  workflowCreatedAt: { ...INTEGER, description: `Resume entries of runs created at this time, ${MS}.` },
+} satisfies Partial<Record<keyof DlqRecoveryArgs, TypeSpec>>;
+
 /** The schema's `resources` entry of the DlqRecovery, keyed by its token. */
 export function dlqRecoveryResources(): Record<string, unknown> {
-  const { token: _token, ...echoed } = INPUTS;
+  const { token: _token, ...inputs } = INPUTS;
+  const echoed = { ...inputs, ...DATE_OUTPUTS };
   return {
     [DLQ_RECOVERY_PROVIDER_TYPE]: {
       description:

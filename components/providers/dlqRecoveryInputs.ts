@@ -232,17 +232,56 @@ export function specHash(inputs: Partial<DlqRecoveryInputs>): string {
 /** The timestamp fields of a selection. */
 const TIMESTAMP_FIELDS = SELECTION_FIELDS.filter((k) => SELECTION_FIELD_KINDS[k] === "timestamp");
 
-/** The selection rules of this resource: one kind of selection, and a selection at all. */
-function checkSelection(f: Failures, news: DlqRecoveryInputs): void {
+/** An ISO 8601 date, with a time (minutes, seconds, milliseconds) and a zone, each optional. */
+const ISO_DATE = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?)(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/**
+ * Why a timestamp given as a string is refused, with its value in unix milliseconds when the
+ * string reads as one: an ISO 8601 date (UTC when it names no zone) or digits. A YAML program's
+ * date is a string (the schema takes one for this message: `provider/dlqRecoverySchema.ts`).
+ */
+function stringTimestampReason(k: string, v: string): string {
+  const s = v.trim();
+  if (/^\d{1,16}$/.test(s)) {
+    return `\`${k}\` must be unix milliseconds, a number: ${formatValue(v)} is a string (write ${Number(s)} without quotes).`;
+  }
+  const iso = ISO_DATE.exec(s);
+  const zone = iso?.[3]?.replace(/^([+-]\d{2})(\d{2})$/, "$1:$2");
+  const ms = iso ? Date.parse(`${iso[1]}T${iso[2] ?? "00:00"}${zone ?? "Z"}`) : NaN;
+  if (Number.isSafeInteger(ms)) {
+    const utc = zone === undefined ? " (read as UTC)" : "";
+    return `\`${k}\` must be unix milliseconds, a number: ${formatValue(v)}${utc} is ${ms}.`;
+  }
+  const example = 1_763_625_600_000;
+  return (
+    `\`${k}\` must be unix milliseconds, a number (${example} is ${new Date(example).toISOString()}); ` +
+    `got ${formatValue(v)}, which is not an ISO 8601 date.`
+  );
+}
+
+/** The date checks: a timestamp that looks like seconds, or given as a string. */
+function checkTimestamps(f: Failures, news: DlqRecoveryInputs): void {
   for (const k of TIMESTAMP_FIELDS) {
-    const v = news[k];
+    const v: unknown = news[k];
     if (typeof v === "number" && Number.isSafeInteger(v) && v > 0 && v < MIN_PLAUSIBLE_MS) {
       f.add(
         k,
         `\`${k}\` must be a unix timestamp in milliseconds; got ${v}, which looks like seconds (did you mean ${v * 1000}?).`,
       );
     }
+    if (typeof v === "string" && !isUnknown(v)) {
+      // In place of the wire grammar's failure of the field, which says the same without the conversion.
+      const reason = stringTimestampReason(k, v);
+      const i = f.list.findIndex((x) => x.property === k);
+      if (i >= 0) f.list[i] = { property: k, reason };
+      else f.add(k, reason);
+    }
   }
+}
+
+/** The selection rules of this resource: dates, one kind of selection, and a selection at all. */
+function checkSelection(f: Failures, news: DlqRecoveryInputs): void {
+  checkTimestamps(f, news);
   checkBoolean(f, "all", news.all);
   const filters = FILTER_FIELDS.filter((k) => isSet(news[k]));
   const hasIds = isSet(news.dlqIds);

@@ -179,4 +179,38 @@ describe("e2e: a YAML program's DlqRecovery (the svc provider): Ctrl-C stops the
     assert.deepEqual(await p.outputs(), { resumedCount: ENTRIES, complete: true });
     assertEachOnce();
   });
+
+  it("a date given as a string (quoted, or a YAML timestamp): preview says it wants unix milliseconds, with the value", async () => {
+    fs.writeFileSync(
+      path.join(p.dir, "Pulumi.yaml"),
+      `${yamlProgramHead("yaml-recovery")}resources:
+  incident42:
+    type: svc:index:DlqRecovery
+    properties:
+      workflowUrl: http://127.0.0.1/workflows/orders
+      fromDate: "2026-11-20T08:00:00Z"
+      toDate: 2026-11-21T08:00:00Z
+`,
+    );
+    try {
+      const res = await p.preview([], { allowFailure: true });
+      const out = `${res.stdout}\n${res.stderr}`;
+      assert.notEqual(res.code, 0, out);
+      assert.match(
+        out,
+        /`fromDate` must be unix milliseconds, a number: "2026-11-20T08:00:00Z" is 1795161600000\./,
+      );
+      assert.match(
+        out,
+        /`toDate` must be unix milliseconds, a number: "2026-11-21T08:00:00Z" is 1795248000000\./,
+      );
+      assert.doesNotMatch(out, /Cannot assign type 'string' to type 'integer'/, out);
+      assert.equal(
+        emulator.state.log.since(0).filter((r) => r.path === "/v2/workflows/dlq/resume").length,
+        0,
+      );
+    } finally {
+      write(2);
+    }
+  });
 });

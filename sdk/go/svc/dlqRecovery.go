@@ -134,8 +134,8 @@ type dlqRecoveryArgs struct {
 	DlqIds []string `pulumi:"dlqIds"`
 	// Flow-control override of the resumed runs; unset, they keep their own.
 	FlowControl *WorkflowFlowControl `pulumi:"flowControl"`
-	// Resume entries that failed at or after this time, unix milliseconds.
-	FromDate *int `pulumi:"fromDate"`
+	// Resume entries that failed at or after this time, unix milliseconds (an integer: 1763625600000 is 2025-11-20T08:00:00Z). A date string is refused at preview, naming its value in milliseconds.
+	FromDate interface{} `pulumi:"fromDate"`
 	// How many new runs `resumedRuns` keeps in state (0 to 10,000). Default 10.
 	MaxRecordedRuns *int `pulumi:"maxRecordedRuns"`
 	// Caps this drain's requests per second below the account's rate gate.
@@ -146,14 +146,14 @@ type dlqRecoveryArgs struct {
 	Retries *int `pulumi:"retries"`
 	// JSON Lines file (relative to the program folder) that gets every resumed run; "" for none.
 	RunLogFile *string `pulumi:"runLogFile"`
-	// Resume entries that failed at or before this time, unix milliseconds.
-	ToDate *int `pulumi:"toDate"`
+	// Resume entries that failed at or before this time, unix milliseconds (an integer: 1763625600000 is 2025-11-20T08:00:00Z). A date string is refused at preview, naming its value in milliseconds.
+	ToDate interface{} `pulumi:"toDate"`
 	// Bearer token; never stored. Falls back to the stack config `svc:token`, then `SVC_TOKEN`.
 	Token *string `pulumi:"token"`
 	// Change any element to resume again with the same selection on the next up.
 	Triggers []interface{} `pulumi:"triggers"`
-	// Resume entries of runs created at this time, unix milliseconds.
-	WorkflowCreatedAt *int `pulumi:"workflowCreatedAt"`
+	// Resume entries of runs created at this time, unix milliseconds (an integer: 1763625600000 is 2025-11-20T08:00:00Z). A date string is refused at preview, naming its value in milliseconds.
+	WorkflowCreatedAt interface{} `pulumi:"workflowCreatedAt"`
 	// Resume the entries of this run ID.
 	WorkflowRunId *string `pulumi:"workflowRunId"`
 	// Resume entries of this workflow URL.
@@ -176,8 +176,8 @@ type DlqRecoveryArgs struct {
 	DlqIds pulumi.StringArrayInput
 	// Flow-control override of the resumed runs; unset, they keep their own.
 	FlowControl WorkflowFlowControlPtrInput
-	// Resume entries that failed at or after this time, unix milliseconds.
-	FromDate pulumi.IntPtrInput
+	// Resume entries that failed at or after this time, unix milliseconds (an integer: 1763625600000 is 2025-11-20T08:00:00Z). A date string is refused at preview, naming its value in milliseconds.
+	FromDate pulumi.Input
 	// How many new runs `resumedRuns` keeps in state (0 to 10,000). Default 10.
 	MaxRecordedRuns pulumi.IntPtrInput
 	// Caps this drain's requests per second below the account's rate gate.
@@ -188,14 +188,14 @@ type DlqRecoveryArgs struct {
 	Retries pulumi.IntPtrInput
 	// JSON Lines file (relative to the program folder) that gets every resumed run; "" for none.
 	RunLogFile pulumi.StringPtrInput
-	// Resume entries that failed at or before this time, unix milliseconds.
-	ToDate pulumi.IntPtrInput
+	// Resume entries that failed at or before this time, unix milliseconds (an integer: 1763625600000 is 2025-11-20T08:00:00Z). A date string is refused at preview, naming its value in milliseconds.
+	ToDate pulumi.Input
 	// Bearer token; never stored. Falls back to the stack config `svc:token`, then `SVC_TOKEN`.
 	Token pulumi.StringPtrInput
 	// Change any element to resume again with the same selection on the next up.
 	Triggers pulumi.ArrayInput
-	// Resume entries of runs created at this time, unix milliseconds.
-	WorkflowCreatedAt pulumi.IntPtrInput
+	// Resume entries of runs created at this time, unix milliseconds (an integer: 1763625600000 is 2025-11-20T08:00:00Z). A date string is refused at preview, naming its value in milliseconds.
+	WorkflowCreatedAt pulumi.Input
 	// Resume the entries of this run ID.
 	WorkflowRunId pulumi.StringPtrInput
 	// Resume entries of this workflow URL.

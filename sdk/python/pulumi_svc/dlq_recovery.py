@@ -28,16 +28,16 @@ class DlqRecoveryArgs:
                  concurrency: pulumi.Input[Optional[_builtins.int]] = None,
                  dlq_ids: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  flow_control: pulumi.Input[Optional['WorkflowFlowControlArgs']] = None,
-                 from_date: pulumi.Input[Optional[_builtins.int]] = None,
+                 from_date: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None,
                  max_recorded_runs: pulumi.Input[Optional[_builtins.int]] = None,
                  max_requests_per_second: pulumi.Input[Optional[_builtins.int]] = None,
                  max_runs: pulumi.Input[Optional[_builtins.int]] = None,
                  retries: pulumi.Input[Optional[_builtins.int]] = None,
                  run_log_file: pulumi.Input[Optional[_builtins.str]] = None,
-                 to_date: pulumi.Input[Optional[_builtins.int]] = None,
+                 to_date: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None,
                  token: pulumi.Input[Optional[_builtins.str]] = None,
                  triggers: pulumi.Input[Optional[Sequence[Any]]] = None,
-                 workflow_created_at: pulumi.Input[Optional[_builtins.int]] = None,
+                 workflow_created_at: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None,
                  workflow_run_id: pulumi.Input[Optional[_builtins.str]] = None,
                  workflow_url: pulumi.Input[Optional[_builtins.str]] = None):
         """
@@ -50,16 +50,16 @@ class DlqRecoveryArgs:
         :param pulumi.Input[_builtins.int] concurrency: Requests in flight at once (1 to 32): windows of a filter drain (default 16), `dlqIds` batches (4).
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] dlq_ids: Resume exactly these DLQ entries (not with filters or `all`).
         :param pulumi.Input['WorkflowFlowControlArgs'] flow_control: Flow-control override of the resumed runs; unset, they keep their own.
-        :param pulumi.Input[_builtins.int] from_date: Resume entries that failed at or after this time, unix milliseconds.
+        :param pulumi.Input[Union[_builtins.int, _builtins.str]] from_date: Resume entries that failed at or after this time, unix milliseconds (an integer: 1763625600000 is 2025-11-20T08:00:00Z). A date string is refused at preview, naming its value in milliseconds.
         :param pulumi.Input[_builtins.int] max_recorded_runs: How many new runs `resumedRuns` keeps in state (0 to 10,000). Default 10.
         :param pulumi.Input[_builtins.int] max_requests_per_second: Caps this drain's requests per second below the account's rate gate.
         :param pulumi.Input[_builtins.int] max_runs: Stops the drain after this many runs (whole requests); a later up with a higher cap or none continues.
         :param pulumi.Input[_builtins.int] retries: Retries override of the resumed runs' steps (`Svc-Retries`).
         :param pulumi.Input[_builtins.str] run_log_file: JSON Lines file (relative to the program folder) that gets every resumed run; "" for none.
-        :param pulumi.Input[_builtins.int] to_date: Resume entries that failed at or before this time, unix milliseconds.
+        :param pulumi.Input[Union[_builtins.int, _builtins.str]] to_date: Resume entries that failed at or before this time, unix milliseconds (an integer: 1763625600000 is 2025-11-20T08:00:00Z). A date string is refused at preview, naming its value in milliseconds.
         :param pulumi.Input[_builtins.str] token: Bearer token; never stored. Falls back to the stack config `svc:token`, then `SVC_TOKEN`.
         :param pulumi.Input[Sequence[Any]] triggers: Change any element to resume again with the same selection on the next up.
-        :param pulumi.Input[_builtins.int] workflow_created_at: Resume entries of runs created at this time, unix milliseconds.
+        :param pulumi.Input[Union[_builtins.int, _builtins.str]] workflow_created_at: Resume entries of runs created at this time, unix milliseconds (an integer: 1763625600000 is 2025-11-20T08:00:00Z). A date string is refused at preview, naming its value in milliseconds.
         :param pulumi.Input[_builtins.str] workflow_run_id: Resume the entries of this run ID.
         :param pulumi.Input[_builtins.str] workflow_url: Resume entries of this workflow URL.
         """
@@ -188,14 +188,14 @@ class DlqRecoveryArgs:
 
     @_builtins.property
     @pulumi.getter(name="fromDate")
-    def from_date(self) -> pulumi.Input[Optional[_builtins.int]]:
+    def from_date(self) -> pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]]:
         """
-        Resume entries that failed at or after this time, unix milliseconds.
+        Resume entries that failed at or after this time, unix milliseconds (an integer: 1763625600000 is 2025-11-20T08:00:00Z). A date string is refused at preview, naming its value in milliseconds.
         """
         return pulumi.get(self, "from_date")
 
     @from_date.setter
-    def from_date(self, value: pulumi.Input[Optional[_builtins.int]]):
+    def from_date(self, value: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]]):
         pulumi.set(self, "from_date", value)
 
     @_builtins.property
@@ -260,14 +260,14 @@ class DlqRecoveryArgs:
 
     @_builtins.property
     @pulumi.getter(name="toDate")
-    def to_date(self) -> pulumi.Input[Optional[_builtins.int]]:
+    def to_date(self) -> pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]]:
         """
-        Resume entries that failed at or before this time, unix milliseconds.
+        Resume entries that failed at or before this time, unix milliseconds (an integer: 1763625600000 is 2025-11-20T08:00:00Z). A date string is refused at preview, naming its value in milliseconds.
         """
         return pulumi.get(self, "to_date")
 
     @to_date.setter
-    def to_date(self, value: pulumi.Input[Optional[_builtins.int]]):
+    def to_date(self, value: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]]):
         pulumi.set(self, "to_date", value)
 
     @_builtins.property
@@ -296,14 +296,14 @@ class DlqRecoveryArgs:
 
     @_builtins.property
     @pulumi.getter(name="workflowCreatedAt")
-    def workflow_created_at(self) -> pulumi.Input[Optional[_builtins.int]]:
+    def workflow_created_at(self) -> pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]]:
         """
-        Resume entries of runs created at this time, unix milliseconds.
+        Resume entries of runs created at this time, unix milliseconds (an integer: 1763625600000 is 2025-11-20T08:00:00Z). A date string is refused at preview, naming its value in milliseconds.
         """
         return pulumi.get(self, "workflow_created_at")
 
     @workflow_created_at.setter
-    def workflow_created_at(self, value: pulumi.Input[Optional[_builtins.int]]):
+    def workflow_created_at(self, value: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]]):
         pulumi.set(self, "workflow_created_at", value)
 
     @_builtins.property
@@ -344,16 +344,16 @@ class DlqRecovery(pulumi.CustomResource):
                  concurrency: pulumi.Input[Optional[_builtins.int]] = None,
                  dlq_ids: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  flow_control: pulumi.Input[Optional[Union['WorkflowFlowControlArgs', 'WorkflowFlowControlArgsDict']]] = None,
-                 from_date: pulumi.Input[Optional[_builtins.int]] = None,
+                 from_date: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None,
                  max_recorded_runs: pulumi.Input[Optional[_builtins.int]] = None,
                  max_requests_per_second: pulumi.Input[Optional[_builtins.int]] = None,
                  max_runs: pulumi.Input[Optional[_builtins.int]] = None,
                  retries: pulumi.Input[Optional[_builtins.int]] = None,
                  run_log_file: pulumi.Input[Optional[_builtins.str]] = None,
-                 to_date: pulumi.Input[Optional[_builtins.int]] = None,
+                 to_date: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None,
                  token: pulumi.Input[Optional[_builtins.str]] = None,
                  triggers: pulumi.Input[Optional[Sequence[Any]]] = None,
-                 workflow_created_at: pulumi.Input[Optional[_builtins.int]] = None,
+                 workflow_created_at: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None,
                  workflow_run_id: pulumi.Input[Optional[_builtins.str]] = None,
                  workflow_url: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
@@ -369,16 +369,16 @@ class DlqRecovery(pulumi.CustomResource):
         :param pulumi.Input[_builtins.int] concurrency: Requests in flight at once (1 to 32): windows of a filter drain (default 16), `dlqIds` batches (4).
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] dlq_ids: Resume exactly these DLQ entries (not with filters or `all`).
         :param pulumi.Input[Union['WorkflowFlowControlArgs', 'WorkflowFlowControlArgsDict']] flow_control: Flow-control override of the resumed runs; unset, they keep their own.
-        :param pulumi.Input[_builtins.int] from_date: Resume entries that failed at or after this time, unix milliseconds.
+        :param pulumi.Input[Union[_builtins.int, _builtins.str]] from_date: Resume entries that failed at or after this time, unix milliseconds (an integer: 1763625600000 is 2025-11-20T08:00:00Z). A date string is refused at preview, naming its value in milliseconds.
         :param pulumi.Input[_builtins.int] max_recorded_runs: How many new runs `resumedRuns` keeps in state (0 to 10,000). Default 10.
         :param pulumi.Input[_builtins.int] max_requests_per_second: Caps this drain's requests per second below the account's rate gate.
         :param pulumi.Input[_builtins.int] max_runs: Stops the drain after this many runs (whole requests); a later up with a higher cap or none continues.
         :param pulumi.Input[_builtins.int] retries: Retries override of the resumed runs' steps (`Svc-Retries`).
         :param pulumi.Input[_builtins.str] run_log_file: JSON Lines file (relative to the program folder) that gets every resumed run; "" for none.
-        :param pulumi.Input[_builtins.int] to_date: Resume entries that failed at or before this time, unix milliseconds.
+        :param pulumi.Input[Union[_builtins.int, _builtins.str]] to_date: Resume entries that failed at or before this time, unix milliseconds (an integer: 1763625600000 is 2025-11-20T08:00:00Z). A date string is refused at preview, naming its value in milliseconds.
         :param pulumi.Input[_builtins.str] token: Bearer token; never stored. Falls back to the stack config `svc:token`, then `SVC_TOKEN`.
         :param pulumi.Input[Sequence[Any]] triggers: Change any element to resume again with the same selection on the next up.
-        :param pulumi.Input[_builtins.int] workflow_created_at: Resume entries of runs created at this time, unix milliseconds.
+        :param pulumi.Input[Union[_builtins.int, _builtins.str]] workflow_created_at: Resume entries of runs created at this time, unix milliseconds (an integer: 1763625600000 is 2025-11-20T08:00:00Z). A date string is refused at preview, naming its value in milliseconds.
         :param pulumi.Input[_builtins.str] workflow_run_id: Resume the entries of this run ID.
         :param pulumi.Input[_builtins.str] workflow_url: Resume entries of this workflow URL.
         """
@@ -413,16 +413,16 @@ class DlqRecovery(pulumi.CustomResource):
                  concurrency: pulumi.Input[Optional[_builtins.int]] = None,
                  dlq_ids: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  flow_control: pulumi.Input[Optional[Union['WorkflowFlowControlArgs', 'WorkflowFlowControlArgsDict']]] = None,
-                 from_date: pulumi.Input[Optional[_builtins.int]] = None,
+                 from_date: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None,
                  max_recorded_runs: pulumi.Input[Optional[_builtins.int]] = None,
                  max_requests_per_second: pulumi.Input[Optional[_builtins.int]] = None,
                  max_runs: pulumi.Input[Optional[_builtins.int]] = None,
                  retries: pulumi.Input[Optional[_builtins.int]] = None,
                  run_log_file: pulumi.Input[Optional[_builtins.str]] = None,
-                 to_date: pulumi.Input[Optional[_builtins.int]] = None,
+                 to_date: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None,
                  token: pulumi.Input[Optional[_builtins.str]] = None,
                  triggers: pulumi.Input[Optional[Sequence[Any]]] = None,
-                 workflow_created_at: pulumi.Input[Optional[_builtins.int]] = None,
+                 workflow_created_at: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None,
                  workflow_run_id: pulumi.Input[Optional[_builtins.str]] = None,
                  workflow_url: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
