@@ -9,7 +9,14 @@
  * mulberry32 PRNG), so the simulator and the real bench drain the same data.
  */
 import type { DlqSelection } from "../client";
-import { mulberry32 } from "../emulator/prng";
+import { mixSeed, mulberry32 } from "../emulator/prng";
+import {
+  DEFAULT_RUN_ID_SHAPE,
+  RUN_ID_SHAPES,
+  RunIdMaker,
+  isRunIdShape,
+  type RunIdShape,
+} from "../emulator/run-ids";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -95,12 +102,46 @@ function rangeOf(s: Scenario, i: number, now: number): [number, number] {
   return [now - 3 * DAY, 3 * DAY - 1];
 }
 
-/** Partial entries (failure time and workflow URL), in failure-time order (the DLQ's insertion order). */
-export function entries(s: Scenario, n: number, now: number): { failedAt: number; workflowUrl: string }[] {
+/** A partial DLQ entry of a scenario. */
+export interface ScenarioEntry {
+  failedAt: number;
+  workflowUrl: string;
+  workflowRunId: string;
+}
+
+/**
+ * Partial entries (failure time, workflow URL, run ID of shape `runIds`, `emulator/run-ids.ts`),
+ * in failure-time order (the DLQ's insertion order). The failure times do not depend on the
+ * shape; an `app` ID's sequence number rises with the failure time (runs that fail together were
+ * triggered together).
+ */
+export function entries(
+  s: Scenario,
+  n: number,
+  now: number,
+  runIds: RunIdShape = DEFAULT_RUN_ID_SHAPE,
+): ScenarioEntry[] {
   const r = mulberry32(n + s.length);
   const out = Array.from({ length: n }, (_, i) => {
     const [start, span] = rangeOf(s, i, now);
     return { failedAt: start + Math.floor(r() * span), workflowUrl: s === "urls" ? URLS[i % 3] : URLS[0] };
   });
-  return out.sort((a, b) => a.failedAt - b.failedAt);
+  out.sort((a, b) => a.failedAt - b.failedAt);
+  const ids = new RunIdMaker(runIds, mulberry32(mixSeed(n, s.length))).name(out.map((e) => e.failedAt));
+  return out.map((e, i) => ({ ...e, workflowRunId: ids[i] }));
+}
+
+/**
+ * The run-ID shapes of a `--run-ids` list (comma-separated; `all` for every one but `numeric`).
+ *
+ * @throws Error naming a shape that is not one
+ */
+export function runIdShapesOf(list: string | undefined): RunIdShape[] {
+  if (list === undefined) return [DEFAULT_RUN_ID_SHAPE];
+  if (list === "all") return RUN_ID_SHAPES.filter((x) => x !== "numeric");
+  return list.split(",").map((x) => {
+    if (!isRunIdShape(x))
+      throw new Error(`--run-ids: ${JSON.stringify(x)} is not one of ${RUN_ID_SHAPES.join(", ")}`);
+    return x;
+  });
 }

@@ -17,6 +17,10 @@
  *   node -r ts-node/register/transpile-only bench/windows.ts [--sizes 2500,5000,20000,100000]
  *     [--scenarios uniform,hour,window,outage,bursts,urls] [--horizons unknown,payg]
  *     [--small 237,500,501,1200] [--trials 3] [--no-sequential] [--no-sim] [--out file.json]
+ *     [--run-ids sdk,app,mixed,numeric,hex | all]
+ *
+ * `--run-ids`: the shapes of the seeded entries' run IDs (`emulator/run-ids.ts`), each a row of
+ * its own (default `sdk`, the official SDK's; `all`: every shape but `numeric`).
  *
  * The per-second limit: an emulator that enforces `max_requests_per_second` itself is used as
  * it is (detected from `Burst-RateLimit-Limit` on an answer); otherwise the bench sets the
@@ -38,11 +42,14 @@ import {
   TITLES,
   accountOf,
   entries,
+  runIdShapesOf,
   selectionsOf,
   targetOf,
   type Horizon,
   type Scenario,
+  type ScenarioEntry,
 } from "./windowScenarios";
+import type { RunIdShape } from "../emulator/run-ids";
 
 const LATENCY_MS = 50;
 const LIMIT = 100;
@@ -61,7 +68,7 @@ function arg(name: string): string | undefined {
   return i > 0 ? process.argv[i + 1] : undefined;
 }
 
-async function seed(emu: EmulatorProcess, list: { failedAt: number; workflowUrl: string }[]): Promise<void> {
+async function seed(emu: EmulatorProcess, list: ScenarioEntry[]): Promise<void> {
   await emu.admin("POST", "/admin/reset");
   for (let i = 0; i < list.length; i += 10_000) {
     await emu.admin("POST", "/admin/entries", list.slice(i, i + 10_000));
@@ -101,6 +108,7 @@ async function exactlyOnce(emu: EmulatorProcess, n: number): Promise<boolean> {
 export interface Trial {
   scenario: Scenario;
   horizon: Horizon;
+  runIds: RunIdShape;
   n: number;
   sequential: boolean;
   ms: number;
@@ -144,10 +152,11 @@ async function trial(
   scenario: Scenario,
   n: number,
   horizon: Horizon,
+  runIds: RunIdShape,
   sequential = false,
 ): Promise<Trial> {
   const now = Date.now();
-  const list = entries(scenario, n, now);
+  const list = entries(scenario, n, now, runIds);
   await seed(emu, list);
   await faults(emu, native);
   const selections = selectionsOf(scenario, now);
@@ -163,6 +172,7 @@ async function trial(
   return {
     scenario,
     horizon,
+    runIds,
     n,
     sequential,
     ms,
@@ -177,11 +187,12 @@ async function trial(
 async function repeated(
   emu: EmulatorProcess,
   native: boolean,
-  of: Pick<Trial, "scenario" | "n" | "horizon">,
+  of: Pick<Trial, "scenario" | "n" | "horizon" | "runIds">,
   count: number,
 ): Promise<Trial[]> {
   const out: Trial[] = [];
-  for (let i = 0; i < count; i++) out.push(await trial(emu, native, of.scenario, of.n, of.horizon));
+  for (let i = 0; i < count; i++)
+    out.push(await trial(emu, native, of.scenario, of.n, of.horizon, of.runIds));
   return out;
 }
 
@@ -222,6 +233,7 @@ function row({ trials: ts, seq }: Row, sim: Simulated | undefined): string[] {
   return [
     t.sequential ? "sequential cursor loop, `concurrency: 1`" : TITLES[t.scenario],
     t.sequential ? "any" : HORIZON_TITLES[t.horizon].replace(/ \(.*/, ""),
+    t.sequential ? "any" : t.runIds,
     t.n.toLocaleString("en-US"),
     fmt(ms.median / 1000),
     `${share.toFixed(3)}${range}`,
@@ -244,7 +256,7 @@ function row({ trials: ts, seq }: Row, sim: Simulated | undefined): string[] {
  * its CPU does not slow them.
  */
 async function simulated(t: Trial): Promise<Simulated> {
-  const ts = await simTrials(t.scenario, t.n, t.horizon, SIM_TRIALS);
+  const ts = await simTrials(t.scenario, t.n, t.horizon, SIM_TRIALS, t.runIds);
   return {
     share:
       boundMs(t.n) /
@@ -267,6 +279,8 @@ interface Plan {
   scenarios: Scenario[];
   horizons: Horizon[];
   small: number[];
+  /** The run-ID shapes (`--run-ids`), each a row of its own. */
+  shapes: RunIdShape[];
 }
 
 function planOf(): Plan {
@@ -277,18 +291,22 @@ function planOf(): Plan {
     scenarios: list("scenarios", SCENARIOS.join(",")) as Scenario[],
     horizons: list("horizons", "unknown,payg") as Horizon[],
     small: list("small", "237,500,501,1200").map(Number),
+    shapes: runIdShapesOf(arg("run-ids")),
   };
 }
 
 /** Every row of the run, in order: per size the sequential loop, each scenario, the free plan's row. */
 async function measure(emu: EmulatorProcess, native: boolean, p: Plan): Promise<Row[]> {
   const rows: Row[] = [];
-  const add = async (scenario: Scenario, n: number, horizon: Horizon, seq?: Trial) =>
-    rows.push({ trials: await repeated(emu, native, { scenario, n, horizon }, p.trials), seq });
+  const add = async (scenario: Scenario, n: number, horizon: Horizon, seq?: Trial) => {
+    for (const runIds of p.shapes) {
+      rows.push({ trials: await repeated(emu, native, { scenario, n, horizon, runIds }, p.trials), seq });
+    }
+  };
   for (const n of p.sizes) {
     const seq = process.argv.includes("--no-sequential")
       ? undefined
-      : await trial(emu, native, "uniform", n, "payg", true);
+      : await trial(emu, native, "uniform", n, "payg", p.shapes[0], true);
     if (seq) rows.push({ trials: [seq] });
     for (const s of p.scenarios) for (const h of p.horizons) await add(s, n, h, seq);
     await add("uniform", n, "free", seq);
@@ -330,6 +348,7 @@ export async function run(): Promise<BenchResult> {
     header: [
       "drain",
       "account",
+      "run IDs",
       "N",
       "time s",
       "share of the bound (min–max)",

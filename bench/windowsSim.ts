@@ -12,8 +12,11 @@
  *   node -r ts-node/register/transpile-only bench/windowsSim.ts [--sizes 2500,5000,20000,100000]
  *     [--scenarios uniform,hour,window,outage,bursts,urls] [--horizons unknown,payg,free]
  *     [--small 237,500,501,1200] [--trials 5] [--jitter 9] [--trace] [--allowance n]
+ *     [--run-ids sdk,app,mixed,numeric,hex | all]
  *
- * `--allowance n` drains with `windowAllowance: n` instead of the default 4.
+ * `--allowance n` drains with `windowAllowance: n` instead of the default 4. `--run-ids`: the
+ * shapes of the entries' run IDs (`emulator/run-ids.ts`), each a row of its own (default `sdk`,
+ * the official SDK's; `all`: every shape but `numeric`).
  *
  * What HTTP and the event loop add to each request is modelled as 0 to `--jitter` − 1 ms,
  * uniform, seeded per trial (each trial's latencies differ, as two real runs' do); `--jitter 0`
@@ -36,11 +39,13 @@ import {
   TITLES,
   accountOf,
   entries,
+  runIdShapesOf,
   selectionsOf,
   targetOf,
   type Horizon,
   type Scenario,
 } from "./windowScenarios";
+import type { RunIdShape } from "../emulator/run-ids";
 
 const LATENCY_MS = 50;
 const LIMIT = 100;
@@ -132,6 +137,8 @@ export interface SimTrial {
   scenario: Scenario;
   /** The account settings. */
   horizon: Horizon;
+  /** The shape of the entries' run IDs. */
+  runIds: RunIdShape;
   /** Entries drained. */
   n: number;
   /** Virtual time from the first request to the last answer. */
@@ -151,13 +158,23 @@ export interface SimTrial {
 }
 
 /** The in-memory DLQs of a scenario, one per selection, each answering after the latency. */
-function dlqsOf(scenario: Scenario, n: number, now: number, clock: VirtualClock, seed: number): FakeDlq[] {
-  const list = entries(scenario, n, now);
+function dlqsOf(
+  scenario: Scenario,
+  n: number,
+  now: number,
+  clock: VirtualClock,
+  seed: number,
+  runIds: RunIdShape,
+): FakeDlq[] {
+  const list = entries(scenario, n, now, runIds);
   const r = mulberry32(seed);
   const jitter = Number(arg("jitter") ?? DEFAULT_JITTER);
   return selectionsOf(scenario, now).map((sel) => {
-    const times = list.filter((e) => sel.workflowUrl === undefined || e.workflowUrl === sel.workflowUrl);
-    const dlq = new FakeDlq(times.map((e) => e.failedAt));
+    const mine = list.filter((e) => sel.workflowUrl === undefined || e.workflowUrl === sel.workflowUrl);
+    const dlq = new FakeDlq(
+      mine.map((e) => e.failedAt),
+      (i) => mine[i].workflowRunId,
+    );
     dlq.delay = () => clock.sleep(LATENCY_MS + Math.floor(r() * jitter));
     return dlq;
   });
@@ -173,6 +190,7 @@ export async function simulate(
   horizon: Horizon,
   seededBeforeMs = 0,
   concurrency = DEFAULT_WINDOW_CONCURRENCY,
+  runIds: RunIdShape = "sdk",
 ): Promise<SimTrial> {
   const clock = new VirtualClock();
   const account = accountOf(horizon);
@@ -187,7 +205,7 @@ export async function simulate(
   };
   const seededAt = clock.now - seededBeforeMs;
   // Each trial's latencies differ, as two real runs' do.
-  const dlqs = dlqsOf(scenario, n, seededAt, clock, 7 + seededBeforeMs);
+  const dlqs = dlqsOf(scenario, n, seededAt, clock, 7 + seededBeforeMs, runIds);
   const selections = selectionsOf(scenario, seededAt);
   const started = clock.now;
   const results = await clock.run(
@@ -208,6 +226,7 @@ export async function simulate(
   return {
     scenario,
     horizon,
+    runIds,
     n,
     ms: clock.now - started,
     requests: results.reduce((s, r) => s + r.requestCount, 0),
@@ -246,7 +265,7 @@ function quantile(xs: number[], p: number): number {
  * and its range, worst requests.
  */
 function rowOf(ts: SimTrial[]): string[] {
-  const { n, scenario, horizon } = ts[0];
+  const { n, scenario, horizon, runIds } = ts[0];
   const ideal = Math.ceil(n / 50);
   const boundMs = (ideal / LIMIT) * 1000;
   const shares = ts.map((t) => boundMs / t.ms);
@@ -257,6 +276,7 @@ function rowOf(ts: SimTrial[]): string[] {
   return [
     TITLES[scenario],
     HORIZON_TITLES[horizon].replace(/ \(.*/, ""),
+    runIds,
     n.toLocaleString("en-US"),
     (median(ts.map((t) => t.ms)) / 1000).toFixed(2),
     `${share.toFixed(3)} (q25 ${quantile(shares, 0.25).toFixed(3)}; ${Math.min(...shares).toFixed(2)}–${Math.max(...shares).toFixed(2)})${share >= target ? "" : " below"}`,
@@ -276,9 +296,12 @@ export async function trials(
   n: number,
   horizon: Horizon,
   count: number,
+  runIds: RunIdShape = "sdk",
 ): Promise<SimTrial[]> {
   const out: SimTrial[] = [];
-  for (let i = 0; i < count; i++) out.push(await simulate(scenario, n, horizon, i * 1_777));
+  for (let i = 0; i < count; i++) {
+    out.push(await simulate(scenario, n, horizon, i * 1_777, DEFAULT_WINDOW_CONCURRENCY, runIds));
+  }
   return out;
 }
 
@@ -289,6 +312,7 @@ async function sequential(n: number): Promise<string[]> {
   const share = ideal / LIMIT / (t.ms / 1000);
   return [
     "sequential drain, `concurrency: 1`",
+    "any",
     "any",
     n.toLocaleString("en-US"),
     (t.ms / 1000).toFixed(2),
@@ -314,6 +338,7 @@ export async function run(): Promise<BenchResult> {
   const scenarios = list<Scenario>("scenarios", SCENARIOS.join(","));
   const horizons = list<Horizon>("horizons", "unknown,payg,free");
   const small = list("small", "237,500,501,1200").map(Number);
+  const shapes = runIdShapesOf(arg("run-ids"));
   r.notes.push(
     "Each row: the median (lower quartile; min–max) of the trials (`--trials`, default 5), the entries seeded 0, 1.777, 3.554, … s before the drain starts (as the real bench seeds them before it drains), so a cluster falls differently against the split points; each trial's jitter has its own seed.",
     `Real runner, planner and rate gate; in-memory DLQ, ${LATENCY_MS} ms per request (+ 0 to ${Number(arg("jitter") ?? DEFAULT_JITTER) - 1} ms), ${LIMIT} requests per unix second enforced on arrival; virtual time.`,
@@ -322,14 +347,18 @@ export async function run(): Promise<BenchResult> {
   const count = Number(arg("trials") ?? 5);
   for (const n of sizes) {
     if (process.argv.includes("--sequential")) rows.push(await sequential(n));
-    for (const s of scenarios) for (const h of horizons) rows.push(rowOf(await trials(s, n, h, count)));
+    for (const s of scenarios)
+      for (const h of horizons) for (const x of shapes) rows.push(rowOf(await trials(s, n, h, count, x)));
   }
-  for (const n of small) for (const h of horizons) rows.push(rowOf(await trials("uniform", n, h, count)));
+  for (const n of small)
+    for (const h of horizons)
+      for (const x of shapes) rows.push(rowOf(await trials("uniform", n, h, count, x)));
   r.tables.push({
     title: `Simulated drains (share = bound / time; allowance = ceil(N/50) + ${ALLOWANCE} up to 500, 1.10 × ceil(N/50) + ${ALLOWANCE + 20} above, + 2 % of the daily limit at most):`,
     header: [
       "distribution",
       "account",
+      "run IDs",
       "N",
       "time s",
       "share",

@@ -20,7 +20,7 @@ export const ADMIN_ENDPOINTS: readonly string[] = [
   "GET /admin/requests?since=0&limit=",
   "GET /admin/stats",
   "POST /admin/reset",
-  "POST /admin/seed  {count, seed}",
+  "POST /admin/seed  {count, seed, runIds}",
   "GET /admin/account",
   "PUT /admin/plan  {plan}",
   "PATCH /admin/account  {field: value}",
@@ -211,10 +211,13 @@ function dispatch(state: EmulatorState, route: string, url: URL, body: () => unk
     case "POST /admin/seed": {
       const input = body();
       if (typeof input !== "object" || input === null || Array.isArray(input)) {
-        throw new HttpError(400, `seed body must be {"count": n, "seed": s}, got ${show(input)}`);
+        throw new HttpError(
+          400,
+          `seed body must be {"count": n, "seed": s, "runIds": shape}, got ${show(input)}`,
+        );
       }
-      const { count, seed } = input as Record<string, unknown>;
-      const added = badRequestOnError(() => state.seed(count, seed ?? 1));
+      const { count, seed, runIds } = input as Record<string, unknown>;
+      const added = badRequestOnError(() => state.seed(count, seed ?? 1, runIds ?? state.runIds));
       return [200, { added, count: state.dlq.size }];
     }
     case "GET /admin/account":

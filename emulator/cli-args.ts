@@ -8,6 +8,7 @@ import { DEFAULT_OPTIONS, isLoopback } from "./options";
 import { isPlanName, PLAN_NAMES } from "./plans";
 import { MAX_SEED_COUNT } from "./state";
 import { UNKNOWN_DLQ_IDS_MODES } from "./unknown-dlq-ids";
+import { RUN_ID_SHAPES } from "./run-ids";
 
 /** Usage text: every flag with its default (`DEFAULT_OPTIONS`). */
 export const USAGE = `usage: pulumi-svc-emulator [flags]      (in a clone: npm run emulator -- [flags])
@@ -15,6 +16,9 @@ export const USAGE = `usage: pulumi-svc-emulator [flags]      (in a clone: npm r
   --host <addr>              loopback address (default ${DEFAULT_OPTIONS.host})
   --dlq <n>                  seeded failed runs, spread over the last 3 days (default ${DEFAULT_OPTIONS.dlq})
   --seed <n>                 seed of the seeding (default ${DEFAULT_OPTIONS.seed})
+  --run-ids <shape>          run IDs of seeded entries and of entries added without one: sdk (wfr_ +
+                             21 of a-zA-Z0-9-_), app (wfr_orders-0012345), mixed (half each),
+                             numeric (wfr_ + 10-digit number) or hex (wfr_ + 16 hex) (default ${DEFAULT_OPTIONS.runIds})
   --plan <free|payg|fixed>   account plan preset (default ${DEFAULT_OPTIONS.plan})
   --token <t>                bearer token of the resume API, svc:token (default ${DEFAULT_OPTIONS.token})
   --username <u>             Basic username of the account API, svc:username (default ${DEFAULT_OPTIONS.username})
@@ -63,6 +67,7 @@ const VALUE_FLAGS = new Set([
   "daily-limit",
   "unknown-dlq-ids",
   "other-client-load",
+  "run-ids",
 ]);
 /** Flags that take no value. */
 const SWITCH_FLAGS = new Set(["no-rate-limit"]);
@@ -104,6 +109,34 @@ function unknownDlqIdsOption(values: ReadonlyMap<string, string>): Pick<Emulator
     );
   }
   return { unknownDlqIds: mode };
+}
+
+/**
+ * The option of `--run-ids` (none when the flag is absent).
+ *
+ * @param values - the flags given with their values.
+ */
+function runIdsOption(values: ReadonlyMap<string, string>): Pick<EmulatorOptions, "runIds"> {
+  const raw = values.get("run-ids");
+  if (raw === undefined) return {};
+  const shape = RUN_ID_SHAPES.find((m) => m === raw);
+  if (shape === undefined) {
+    throw new CliUsageError(
+      `--run-ids must be one of ${RUN_ID_SHAPES.join(", ")}, got ${JSON.stringify(raw)}`,
+    );
+  }
+  return { runIds: shape };
+}
+
+/**
+ * The options whose value is one of a list: `--unknown-dlq-ids` and `--run-ids`.
+ *
+ * @param values - the flags given with their values.
+ */
+function choiceOptions(
+  values: ReadonlyMap<string, string>,
+): Pick<EmulatorOptions, "unknownDlqIds" | "runIds"> {
+  return { ...unknownDlqIdsOption(values), ...runIdsOption(values) };
 }
 
 /**
@@ -189,6 +222,6 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     }
     options[flag] = value;
   }
-  Object.assign(options, accountLimitOptions(integer, switches), unknownDlqIdsOption(values));
+  Object.assign(options, accountLimitOptions(integer, switches), choiceOptions(values));
   return { help, options };
 }

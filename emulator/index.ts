@@ -11,6 +11,7 @@ import type { FaultConfig } from "./fault-config";
 import type { EmulatorOptions } from "./options";
 import { resolveOptions } from "./options";
 import type { PlanName } from "./plans";
+import type { RunIdShape } from "./run-ids";
 import { createEmulatorServer } from "./server";
 import { EmulatorState } from "./state";
 
@@ -25,6 +26,8 @@ export type { DailyDecision, DailyLimitView } from "./daily-limit";
 export type { EmulatorOptions } from "./options";
 export type { PlanName, PlanLimits } from "./plans";
 export { PLAN_PRESETS } from "./plans";
+export type { RunIdShape } from "./run-ids";
+export { RUN_ID_SHAPES, RunIdMaker } from "./run-ids";
 export { EmulatorState } from "./state";
 export { MAX_RUNS_PER_REQUEST } from "./resume-request";
 
@@ -71,8 +74,11 @@ export interface RunningEmulator {
   setOtherClientLoad(load: number): number;
   /** Switch the account to a plan preset; updates `last_plan_upgrade_time`; the rate limit follows. */
   setPlan(plan: PlanName): AccountRecord;
-  /** Add `count` deterministic failed runs; returns the number added. */
-  seed(count: number, seed?: number): number;
+  /**
+   * Add `count` deterministic failed runs, their run IDs of shape `runIds` (default: the
+   * emulator's `runIds` option); returns the number added.
+   */
+  seed(count: number, seed?: number, runIds?: RunIdShape): number;
   /** Add entries from partial entries (see `POST /admin/entries`). */
   addEntries(entries: readonly Record<string, unknown>[]): DlqEntry[];
   /** Empty the DLQ, ledger and request log and clear faults. */
@@ -127,7 +133,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     newDay: () => state.dailyLimit.newDay(),
     setOtherClientLoad: (load) => state.rateLimit.setOtherClientLoad(load),
     setPlan: (plan) => state.account.setPlan(plan, state.now()),
-    seed: (count, seed = 1) => state.seed(count, seed),
+    seed: (count, seed = 1, runIds = state.runIds) => state.seed(count, seed, runIds),
     addEntries: (entries) => state.addEntries(entries),
     reset: () => state.reset(),
   };

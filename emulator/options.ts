@@ -10,6 +10,7 @@ import type { PlanName } from "./plans";
 import { isPlanName, PLAN_NAMES } from "./plans";
 import { MAX_SEED_COUNT } from "./state";
 import { UNKNOWN_DLQ_IDS_MODES, type UnknownDlqIds } from "./unknown-dlq-ids";
+import { DEFAULT_RUN_ID_SHAPE, RUN_ID_SHAPES, type RunIdShape } from "./run-ids";
 
 /** Options of the emulator; all optional. */
 export interface EmulatorOptions {
@@ -59,6 +60,11 @@ export interface EmulatorOptions {
    * The service's behaviour is not documented; see `resume.ts`.
    */
   readonly unknownDlqIds?: UnknownDlqIds;
+  /**
+   * The shape of the run IDs of seeded entries and of entries added without one (default
+   * `"sdk"`, the official SDK's nanoid; `"app"`, `"mixed"`, `"numeric"`, `"hex"`: see `run-ids.ts`).
+   */
+  readonly runIds?: RunIdShape;
 }
 
 /** Options with every default filled in. */
@@ -78,6 +84,7 @@ export interface ResolvedOptions {
   readonly dailyLimit?: number;
   readonly otherClientLoad: number;
   readonly unknownDlqIds: UnknownDlqIds;
+  readonly runIds: RunIdShape;
 }
 
 /** The defaults. */
@@ -90,6 +97,7 @@ export const DEFAULT_OPTIONS = {
   token: "emulator-token",
   username: "emulator@example.com",
   password: "emulator-password",
+  runIds: DEFAULT_RUN_ID_SHAPE,
 } as const;
 
 /**
@@ -124,6 +132,7 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     ...(options.dailyLimit !== undefined ? { dailyLimit: checkDailyLimit(options.dailyLimit) } : {}),
     otherClientLoad: options.otherClientLoad ?? 0,
     unknownDlqIds: options.unknownDlqIds ?? "refuse",
+    runIds: options.runIds ?? DEFAULT_OPTIONS.runIds,
   };
   const int = (name: string, value: number, min: number, max: number): void => {
     if (!Number.isSafeInteger(value) || value < min || value > max) {
@@ -156,6 +165,9 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     throw new Error(
       `unknownDlqIds must be one of ${UNKNOWN_DLQ_IDS_MODES.join(", ")}, got ${show(resolved.unknownDlqIds)}`,
     );
+  }
+  if (!RUN_ID_SHAPES.includes(resolved.runIds)) {
+    throw new Error(`runIds must be one of ${RUN_ID_SHAPES.join(", ")}, got ${show(resolved.runIds)}`);
   }
   if (typeof resolved.now !== "function") throw new Error("now must be a function returning unix ms");
   validateFaultConfig(resolved.faults);

@@ -11,6 +11,7 @@ import type { DlqStore } from "./dlq";
 import type { DlqEntry, WorkflowStep } from "./dlq-entry";
 import type { Prng } from "./prng";
 import { mixSeed, mulberry32, randomHex32, randomInt } from "./prng";
+import { DEFAULT_RUN_ID_SHAPE, RunIdMaker, type RunIdShape } from "./run-ids";
 
 /** Time span the failures are spread over, ms. */
 export const SEED_SPAN_MS = 3 * 86_400_000;
@@ -118,11 +119,25 @@ function uniqueDlqId(prng: Prng, store: DlqStore): string {
  * @param count - how many entries, >= 0.
  * @param seed - PRNG seed.
  * @param now - anchor time, unix ms; failures lie in [now - 3 days, now).
+ * @param runIds - the shape of the entries' run IDs (`run-ids.ts`; default `sdk`). Every other
+ *   field is the same whatever the shape (the hex ID is drawn either way, then replaced).
  * @returns the number of entries added.
  */
-export function seedEntries(store: DlqStore, count: number, seed: number, now: number): number {
+export function seedEntries(
+  store: DlqStore,
+  count: number,
+  seed: number,
+  now: number,
+  runIds: RunIdShape = DEFAULT_RUN_ID_SHAPE,
+): number {
   templates ??= SEED_WORKFLOWS.map(stepTemplates);
   const prng = mulberry32(mixSeed(seed, store.nextSequence));
+  // Run IDs of other shapes come from a stream of their own, named in trigger-time order.
+  const maker =
+    runIds === "hex"
+      ? undefined
+      : new RunIdMaker(runIds, mulberry32(mixSeed(seed ^ 0x5eed, store.nextSequence)));
+  const made: DlqEntry[] = [];
   const start = now - SEED_SPAN_MS;
   for (let i = 0; i < count; i++) {
     const w = randomInt(prng, 0, SEED_WORKFLOWS.length - 1);
@@ -154,6 +169,12 @@ export function seedEntries(store: DlqStore, count: number, seed: number, now: n
       steps: templates[w][randomInt(prng, 0, workflow.steps.length - 1)],
     };
     store.insert(entry);
+    if (maker !== undefined) made.push(entry);
+  }
+  if (maker !== undefined) {
+    // Named once all are drawn (`app` numbers rise with the trigger time); nothing has read them yet.
+    const ids = maker.name(made.map((e) => e.workflowCreatedAt));
+    made.forEach((e, i) => ((e as { workflowRunId: string }).workflowRunId = ids[i]));
   }
   return count;
 }

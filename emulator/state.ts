@@ -16,6 +16,8 @@ import { DailyLimiter } from "./daily-limit";
 import { AccountRateLimiter } from "./rate-limit";
 import { RequestLog } from "./request-log";
 import { seedEntries } from "./seed";
+import { mulberry32 } from "./prng";
+import { DEFAULT_RUN_ID_SHAPE, RUN_ID_SHAPES, RunIdMaker, isRunIdShape, type RunIdShape } from "./run-ids";
 
 /** Largest number of entries one seed call may create. */
 export const MAX_SEED_COUNT = 5_000_000;
@@ -42,6 +44,8 @@ export interface StateInit {
   readonly otherClientLoad?: number;
   /** What a `dlqIds` batch with IDs not in the DLQ gets (default `"refuse"`). */
   readonly unknownDlqIds?: UnknownDlqIds;
+  /** The shape of the run IDs of seeded entries and of entries added without one (default `sdk`). */
+  readonly runIds?: RunIdShape;
 }
 
 /** The emulator's state. */
@@ -64,12 +68,18 @@ export class EmulatorState {
   readonly now: () => number;
   /** What a `dlqIds` batch with IDs not in the DLQ gets (see `UnknownDlqIds`); settable at run time. */
   unknownDlqIds: UnknownDlqIds;
+  /** The shape of the run IDs of seeded entries and of entries added without one (`run-ids.ts`). */
+  readonly runIds: RunIdShape;
+  /** Names entries added without a run ID. */
+  private readonly runIdMaker: RunIdMaker;
 
   /**
    * @param init - credentials, plan, clock.
    */
   constructor(init: StateInit) {
     this.now = init.now;
+    this.runIds = init.runIds ?? DEFAULT_RUN_ID_SHAPE;
+    this.runIdMaker = new RunIdMaker(this.runIds, mulberry32(0x42));
     this.unknownDlqIds = init.unknownDlqIds ?? "refuse";
     this.log = new RequestLog(init.logCapacity);
     this.rateLimit = new AccountRateLimiter(init.rateLimit ?? true, init.otherClientLoad ?? 0);
@@ -88,23 +98,28 @@ export class EmulatorState {
    *
    * @param count - number of entries, 0..5,000,000.
    * @param seed - PRNG seed, a non-negative integer.
+   * @param runIds - the shape of their run IDs (default: the emulator's, {@link EmulatorState.runIds}).
    * @returns the number added.
    * @throws Error naming the argument and the value.
    */
-  seed(count: unknown, seed: unknown = 1): number {
+  seed(count: unknown, seed: unknown = 1, runIds: unknown = this.runIds): number {
     if (typeof count !== "number" || !Number.isSafeInteger(count) || count < 0 || count > MAX_SEED_COUNT) {
       throw new Error(`count must be an integer from 0 to ${MAX_SEED_COUNT}, got ${show(count)}`);
     }
     if (typeof seed !== "number" || !Number.isSafeInteger(seed) || seed < 0) {
       throw new Error(`seed must be a non-negative integer, got ${show(seed)}`);
     }
-    return seedEntries(this.dlq, count, seed, this.now());
+    if (!isRunIdShape(runIds)) {
+      throw new Error(`runIds must be one of ${RUN_ID_SHAPES.join(", ")}, got ${show(runIds)}`);
+    }
+    return seedEntries(this.dlq, count, seed, this.now(), runIds);
   }
 
   /**
    * Add entries from partial entry objects (all-or-nothing).
    *
-   * @param inputs - an array of partial entries (see `entryFromInput`).
+   * @param inputs - an array of partial entries (see `entryFromInput`); one without a
+   *   `workflowRunId` gets one of the emulator's shape ({@link EmulatorState.runIds}).
    * @returns the added entries.
    * @throws Error naming the entry, the field and the value.
    */
@@ -113,6 +128,11 @@ export class EmulatorState {
       throw new Error(`entries must be a JSON array of partial entries, got ${show(inputs)}`);
     const now = this.now();
     const entries = inputs.map((input, i) => entryFromInput(input, `entries[${i}]`, now));
+    const unnamed = entries.filter(
+      (_, i) => (inputs[i] as Record<string, unknown>).workflowRunId === undefined,
+    );
+    const named = this.runIdMaker.name(unnamed.map((e) => e.workflowCreatedAt));
+    unnamed.forEach((e, i) => ((e as { workflowRunId: string }).workflowRunId = named[i]));
     const ids = new Set<string>();
     entries.forEach((entry, i) => {
       if (this.dlq.has(entry.dlqId) || ids.has(entry.dlqId)) {

@@ -29,7 +29,7 @@ describe("emulator seeding", () => {
         if (i > 0) assert.ok(e.failedAt >= entries[i - 1].failedAt);
         assert.ok(e.workflowCreatedAt < e.failedAt && e.createdAt >= e.failedAt);
         assert.match(e.dlqId, /^dlq_[0-9a-f]{16}$/);
-        assert.match(e.workflowRunId, /^wfr_[0-9a-f]{16}$/);
+        assert.match(e.workflowRunId, /^wfr_[a-zA-Z0-9_-]{21}$/, "the default: the SDK's");
         assert.equal(e.steps.filter((s) => s.state === "STEP_FAILED").length, 1);
       }
       assert.equal(new Set(entries.map((e) => e.dlqId)).size, 2000);
