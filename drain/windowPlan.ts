@@ -352,6 +352,17 @@ export class WindowPlan {
     return new WindowPlan([root], { runs: 0, shortfall: 0 }, settings);
   }
 
+  /**
+   * Windows that may each still end with a page that is not full, as the budget counts them
+   * ({@link windowRoom}): the open ones, and each fanned window to be sent again once its pieces
+   * close ({@link WindowPlan.sweep}), which is not open meanwhile but is already planned.
+   */
+  get committed(): number {
+    const pending = new Set<PlannedWindow>();
+    for (const o of this.open) if (o.fannedFrom !== undefined) pending.add(o.fannedFrom);
+    return this.open.length + pending.size;
+  }
+
   /** Whether every window is finished. */
   get done(): boolean {
     return this.open.length === 0;
@@ -461,7 +472,7 @@ export class WindowPlan {
     // is narrowed) or running out: a new piece holds little, so splits halve.
     const halve = this.sawEmptyWindow;
     if (this.longerRunning(w, at.now)) return 0;
-    const room = windowRoom(this, this.open.length, this.budget(at), true);
+    const room = windowRoom(this, this.committed, this.budget(at), true);
     // A window that is no piece (the selection, or a saved window) and open below: its ladder.
     const first = w.window.from === undefined && !w.piece;
     const most = halve ? 2 : first ? MAX_PIECES : LATER_PIECES;
@@ -692,7 +703,7 @@ export class WindowPlan {
       return undefined;
     const others = this.open.filter((o) => !o.held && o.fannedFrom === undefined).length;
     if (others > FAN_WINDOWS) return undefined;
-    if (windowRoom(this, this.open.length, this.budget(at), true) >= RUN_ID_DIGITS.length) return "fan";
+    if (windowRoom(this, this.committed, this.budget(at), true) >= RUN_ID_DIGITS.length) return "fan";
     return this.open.some((o) => o.fannedFrom !== undefined) ? "wait" : undefined;
   }
 

@@ -377,6 +377,31 @@ describe("client/windowDrain (scheduler)", () => {
       assert.ok(res.requestCount <= bound(n), `${res.requestCount} requests > ${bound(n)}`);
     });
 
+    it("stays within the allowance when a fanned window is sent again (wfr_ + ten digits)", async () => {
+      // Numbered IDs: every one continues with a digit, so the pieces after `wfr_` + a to f come
+      // back empty and the fanned window finds runs when it is sent again. That request was not
+      // reserved when the fan-out was planned: one request over the allowance.
+      for (const [name, n] of [
+        ["bursts3", 20_000],
+        ["outage2h", 20_000],
+        ["bursts3", 6_000],
+      ] as const) {
+        for (const seed of [7, 8, 9]) {
+          const times = DISTRIBUTIONS[name](n, seed);
+          const dlq = new FakeDlq(times, (i) => `wfr_${String(1_000_000 + i).padStart(10, "0")}`);
+          const clock = new VirtualClock();
+          const r = prng(seed);
+          dlq.delay = () => clock.sleep(50 + Math.floor(r() * 9));
+          const res = await run(dlq, clock, { concurrency: 16 }, undefined, {});
+          assertExactlyOnce(dlq);
+          assert.ok(
+            res.requestCount <= bound(n),
+            `${name}, ${n}, seed ${seed}: ${res.requestCount} requests > ${bound(n)}`,
+          );
+        }
+      }
+    });
+
     it("fans out nothing with fewer requests in flight than pieces", async () => {
       const { dlq, clock } = setup(DISTRIBUTIONS.outage2h(5_000));
       await run(dlq, clock, { concurrency: RUN_ID_DIGITS.length - 1 });
