@@ -150,8 +150,9 @@ export interface DrainWindow {
   /** Last millisecond of the window (sent as `toDate`); unset: open above. */
   to?: number;
   /**
-   * The run-ID prefix of the window's entries (sent as `workflowRunId`): a piece of a fan-out
-   * ({@link fanOut}); unset: the selection's. Never saved: a saved state holds the fanned window.
+   * The run-ID prefix of the window's entries (sent as `workflowRunId`); unset: the selection's.
+   * No planner rule sets it since issue 42 (its fan-out by hex digit paid on hex run IDs only);
+   * never saved.
    */
   runIdPrefix?: string;
 }

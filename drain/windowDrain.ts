@@ -38,7 +38,7 @@ import type {
   WindowDrainState,
 } from "./types";
 import { WindowPlan, type PlannedWindow } from "./windowPlan";
-import { DEFAULT_HORIZON_MS, DEFAULT_RUN_ID_BASE, rootWindow, validateWindowState } from "./windows";
+import { DEFAULT_HORIZON_MS, rootWindow, validateWindowState } from "./windows";
 
 export { GATE_BACKLOG } from "./windowPlan";
 
@@ -108,7 +108,6 @@ function setUp(selection: DlqSelection, opts: UnpacedWindowDrainOptions): Setup 
     concurrency,
     maxEmptyPages: opts.maxEmptyPages ?? DEFAULT_MAX_EMPTY_PAGES,
     horizonMs: opts.horizonMs ?? DEFAULT_HORIZON_MS,
-    runIdBase: selection.workflowRunId ?? DEFAULT_RUN_ID_BASE,
     ...(opts.windowAllowance !== undefined ? { allowance: opts.windowAllowance } : {}),
     ...(opts.dailyLimit !== undefined ? { dailyLimit: opts.dailyLimit } : {}),
   });

@@ -49,15 +49,16 @@
  *   page a round trip. A window the density says holds under two pages does not hold back the
  *   split of another that ran fewer pages (it would not be split itself). An empty piece of a
  *   ladder says where failures are not, not how dense they are: it is not in the density.
- * - Past 500 runs, while the density is unknown (a bounded window came back empty: failures are
- *   clustered; or too few windows closed yet) and at most {@link FAN_WINDOWS} windows are sent,
- *   a window that returned {@link FAN_PAGES} full pages is fanned out by run ID (`fanOut`): 16
- *   pieces with its bounds, each selecting the run IDs that start with the prefix and one hex
- *   digit. Run IDs are random, so each piece holds about a sixteenth of the window whatever the
- *   failure times: a cluster one second wide drains on 16 windows at once without being narrowed
- *   in time first. The window
- *   itself is sent again once its pieces closed (for IDs that continue otherwise); if that finds
- *   runs, no window is fanned out again. A saved state holds the window, not its pieces.
+ * - While failures are clustered (a window came back empty and the density is unknown) and at
+ *   most {@link NARROW_WINDOWS} window is sent, a window with a lower bound that returned a full
+ *   page is narrowed ({@link WindowPlan.narrows}): halved at the middle of its width (not past
+ *   what its cursor is guessed to have resumed: a cluster is far narrower than the window, so the
+ *   guess would place it in the first piece three times in four), both pieces sent. Each round
+ *   trip halves the window the cluster is in for one empty answer, whatever the run IDs look like,
+ *   until two pieces of one split come back full on their first page: the cluster is found at that
+ *   width ({@link SplitGroup.located}), and the pieces below are split by the rules above. (Issue
+ *   42 replaced a fan-out by run ID here: 16 pieces by the next hex digit, which paid on hex IDs
+ *   only.)
  * - Windows are pairwise disjoint and cover what is left of the selection, so requests in flight
  *   never select the same entry, and a window split between its pages loses nothing.
  *
@@ -69,9 +70,7 @@ import type { DrainWindow, OpenWindow, WindowDrainState } from "./types";
 import {
   SMALL_DRAIN_RUNS,
   effectiveRange,
-  fanOut,
   rootWindow,
-  RUN_ID_DIGITS,
   splitOpenBelow,
   splitWindowInto,
   windowRoom,
@@ -135,14 +134,19 @@ export const DRAINED_MAX = 0.8;
 export const DRAINED_MIN = 0.4;
 /** Entries the closed windows must have held before their density is trusted. */
 export const DENSITY_SAMPLE = 10;
-/** Full pages a window has returned before it may be fanned out by run ID ({@link fanOut}). */
-export const FAN_PAGES = 5;
 /**
- * Windows sent at most when one is fanned out by run ID: with so few, failures are clustered in
- * them and the gate is mostly idle.
+ * Pieces of a split that narrows a cluster ({@link WindowPlan.narrows}), all sent: until the
+ * cluster is found one comes back full and the others empty, so a round trip learns log2 of it
+ * for one request less than it. 2 rather than 3 or 4 in the simulator (docs/benchmarks.md,
+ * section 9): the outage at 5,000 0.411, 0.383, 0.296 (the allowance runs out sooner).
  */
-export const FAN_WINDOWS = 3;
-
+export const NARROW_PIECES = 2;
+/**
+ * Windows sent at most while a cluster is narrowed ({@link WindowPlan.narrows}): with more, other
+ * windows keep the gate busy and the density rules serve better (three bursts at 20,000: 0.673
+ * with 1, 0.569 with 3).
+ */
+export const NARROW_WINDOWS = 1;
 /**
  * Windows that keep the rate gate busy: `ceil(rate × round trip) + GATE_BACKLOG`, at most
  * `concurrency`; `concurrency` when the gate's rate or the round trip is not known.
@@ -185,10 +189,6 @@ export interface PlannedWindow {
   resumed: number;
   /** Opened without a cursor: when it closes, `resumed` is everything it held. */
   whole: boolean;
-  /** A piece of a fan-out (or of its splits): the fanned window, drained again after its pieces. */
-  fannedFrom?: PlannedWindow;
-  /** The window was fanned out: it is not fanned again. */
-  fanned?: boolean;
 }
 
 /** The pieces of one split: whether one came back empty, and the split its window came from. */
@@ -224,6 +224,15 @@ export interface SplitGroup {
    * spread, they say more of a piece's neighbours than the drain's average does.
    */
   closed?: { runs: number; ms: number };
+  /** The split narrowed a cluster ({@link WindowPlan.narrows}). */
+  narrowing?: boolean;
+  /** Pieces of this split that came back full with a cursor on their first page. */
+  fulls?: number;
+  /**
+   * The cluster is found at this split's scale: two of its pieces (or of a split it descends
+   * from) came back full on their first page. Its pieces are not narrowed any more.
+   */
+  located?: boolean;
 }
 
 /** Whether `g` is `of` or a split of one of its pieces' descendants. */
@@ -271,11 +280,6 @@ export interface PlanSettings extends WindowBudget {
   maxEmptyPages: number;
   /** How far back failures may lie when the selection has no `fromDate`, ms. */
   horizonMs: number;
-  /**
-   * The run-ID prefix a fan-out extends ({@link fanOut}): the selection's `workflowRunId`, else
-   * `DEFAULT_RUN_ID_BASE`; unset: no fan-out.
-   */
-  runIdBase?: string;
 }
 
 /** The open windows of a drain and the budget counters, with the decisions on them. */
@@ -312,11 +316,6 @@ export class WindowPlan {
   private readonly offLadder = { runs: 0, ms: 0 };
   /** Windows opened by splits after {@link SMALL_DRAIN_RUNS} runs came back. */
   private openedPast = 0;
-  /**
-   * A fanned window drained again after its pieces returned runs: run IDs do not all continue
-   * with {@link RUN_ID_DIGITS}, so no window is fanned out any more.
-   */
-  private fanMissed = false;
 
   /**
    * @param windows - the windows to start from, disjoint and in failure-time order
@@ -350,17 +349,6 @@ export class WindowPlan {
     const root: OpenWindow = { ...rootWindow(selection) };
     if (startCursor !== undefined) root.cursor = startCursor;
     return new WindowPlan([root], { runs: 0, shortfall: 0 }, settings);
-  }
-
-  /**
-   * Windows that may each still end with a page that is not full, as the budget counts them
-   * ({@link windowRoom}): the open ones, and each fanned window to be sent again once its pieces
-   * close ({@link WindowPlan.sweep}), which is not open meanwhile but is already planned.
-   */
-  get committed(): number {
-    const pending = new Set<PlannedWindow>();
-    for (const o of this.open) if (o.fannedFrom !== undefined) pending.add(o.fannedFrom);
-    return this.open.length + pending.size;
   }
 
   /** Whether every window is finished. */
@@ -397,6 +385,8 @@ export class WindowPlan {
       w.group
     ) {
       w.group.full = true;
+      w.group.fulls = (w.group.fulls ?? 0) + 1;
+      if (w.group.narrowing === true && w.group.fulls >= 2) w.group.located = true;
     }
     if (emptyFirst && w.group && !w.group.followed) {
       w.group.empty = true;
@@ -405,12 +395,10 @@ export class WindowPlan {
     }
     if (emptyFirst) this.passedBy(w);
     if (w.rest !== undefined) this.probed(w, runs, next === undefined);
-    if (w.fanned === true && w.fannedFrom === undefined && runs > 0) this.fanMissed = true;
     w.resumed += runs;
     if (next === undefined) {
       this.learn(w, at.now);
       this.open.splice(this.open.indexOf(w), 1);
-      this.sweep(w.fannedFrom);
       if (!this.open.some((o) => !o.held)) this.release();
       return { kind: "closed" };
     }
@@ -441,19 +429,10 @@ export class WindowPlan {
 
   /** The state to continue from: the open windows with their cursors, and the counters. */
   snapshot(): WindowDrainState {
-    // The pieces of a fan-out are saved as the window they were fanned from, without a cursor:
-    // its entries that are left are what its pieces did not resume.
-    const fans = new Set<PlannedWindow>();
-    const windows: OpenWindow[] = [];
-    for (const p of this.open) {
-      const f = p.fannedFrom;
-      if (f === undefined)
-        windows.push({ ...p.window, ...(p.cursor !== undefined ? { cursor: p.cursor } : {}) });
-      else if (!fans.has(f)) {
-        fans.add(f);
-        windows.push({ ...f.window });
-      }
-    }
+    const windows: OpenWindow[] = this.open.map((p) => ({
+      ...p.window,
+      ...(p.cursor !== undefined ? { cursor: p.cursor } : {}),
+    }));
     return {
       version: 1,
       windows,
@@ -463,7 +442,7 @@ export class WindowPlan {
   }
 
   /** How many pieces `w` is split into now: 0 or 1 means not at all. */
-  pieces(w: PlannedWindow, at: PlanContext): number {
+  pieces(w: PlannedWindow, at: PlanContext, narrow = false): number {
     const idle = this.settings.concurrency - at.inFlight - this.queue.length - 1;
     const sent = this.open.filter((o) => !o.held).length;
     const missing = targetWindows(this.settings.concurrency, at) - sent;
@@ -472,10 +451,10 @@ export class WindowPlan {
     // is narrowed) or running out: a new piece holds little, so splits halve.
     const halve = this.sawEmptyWindow;
     if (this.longerRunning(w, at.now)) return 0;
-    const room = windowRoom(this, this.committed, this.budget(at), true);
+    const room = windowRoom(this, this.open.length, this.budget(at), true);
     // A window that is no piece (the selection, or a saved window) and open below: its ladder.
     const first = w.window.from === undefined && !w.piece;
-    const most = halve ? 2 : first ? MAX_PIECES : LATER_PIECES;
+    const most = narrow ? NARROW_PIECES : halve ? 2 : first ? MAX_PIECES : LATER_PIECES;
     // The last windows of a large drain run one page a round trip each, and the gate needs more:
     // halving one costs at most one request and can halve its time left, whatever the density says.
     const tail = sent <= TAIL_WINDOWS && this.runs >= TAIL_SPLIT_RUNS;
@@ -500,6 +479,17 @@ export class WindowPlan {
   }
 
   /**
+   * Whether a split of `w` narrows a cluster: failures are clustered (a window came back empty, and
+   * the density is unknown), `w` has a lower bound (the ladder places pieces of a window open
+   * below) and is not inside a located cluster ({@link SplitGroup.located}).
+   */
+  narrows(w: PlannedWindow): boolean {
+    if (!this.sawEmptyWindow || this.density() !== undefined || w.window.from === undefined) return false;
+    for (let g = w.group; g !== undefined; g = g.parent) if (g.located === true) return false;
+    return this.open.filter((o) => !o.held).length <= NARROW_WINDOWS;
+  }
+
+  /**
    * An oldest piece that starts where its window's cursor resumed (`drainedBelow`) came back empty
    * on its first page: that cursor had passed its top, into the piece above it. So that piece is
    * drained below too: its count is not all it held (it stays out of the density) and it takes
@@ -517,8 +507,8 @@ export class WindowPlan {
   /**
    * Adds a closed window's exact count to the density sample, and to the counts of the splits it
    * descends from ({@link SplitGroup.closed}), when it held all it was opened with: a lower bound,
-   * no cursor at the start, not where another window's cursor resumed, no run-ID prefix (a piece
-   * of a fan-out holds about a sixteenth of its width's entries). An empty piece of a ladder is
+   * no cursor at the start, not where another window's cursor resumed, no run-ID prefix (it would
+   * hold a share of its width's entries). An empty piece of a ladder is
    * left out: it says where failures are not (the horizon is wider than their span), not how
    * dense they are, and an empty window makes the density unknown.
    */
@@ -626,18 +616,22 @@ export class WindowPlan {
    * until {@link DENSE_AFTER} probes in a row came back with runs.
    */
   private split(w: PlannedWindow, at: PlanContext): PlannedWindow[] | undefined {
-    const fanning = this.fanning(w, at);
-    if (fanning === "fan") return this.fan(w);
-    if (fanning === "wait") return undefined;
-    const k = this.pieces(w, at);
+    const narrow = this.narrows(w);
+    const k = this.pieces(w, at, narrow);
     if (k < 2) return undefined;
-    const clustered = clusteredIn(w.group);
+    const clustered = !narrow && clusteredIn(w.group);
     const probe = clustered && w.fullProbes < DENSE_AFTER;
     // A window followed for several pages has resumed its oldest failures: about half of it, if
     // as much is left as it has resumed (the median guess when nothing else is known), more when
     // the density says so; so has the oldest piece of such a window, once it was followed too.
     const below = w.drainedBelow === true && w.pages >= 1;
-    const drained = probe ? 2 * PROBE_SHARE - 1 : w.pages >= 2 || below ? this.drainedShare(w, at.now) : 0;
+    const drained = narrow
+      ? 0
+      : probe
+        ? 2 * PROBE_SHARE - 1
+        : w.pages >= 2 || below
+          ? this.drainedShare(w, at.now)
+          : 0;
     // Where failures start is not known (no `fromDate`): pieces narrow at the recent end.
     const ladder =
       !probe && w.window.from === undefined
@@ -656,11 +650,10 @@ export class WindowPlan {
       // The ladder's empty pieces say where failures are not, not that they are clustered.
       pieces: windows.length,
       ladder: ladder !== undefined,
+      narrowing: narrow,
     };
-    const prefix = w.window.runIdPrefix;
     const into = windows.map((x) => ({
-      ...this.planned(prefix !== undefined ? { ...x, runIdPrefix: prefix } : x, false),
-      ...(w.fannedFrom !== undefined ? { fannedFrom: w.fannedFrom } : {}),
+      ...this.planned(x, false),
       piece: true,
       fullProbes: w.fullProbes,
       group,
@@ -683,66 +676,6 @@ export class WindowPlan {
     this.splits += into.length - 1;
     if (this.runs > SMALL_DRAIN_RUNS) this.openedPast += into.length - 1;
     return into;
-  }
-
-  /**
-   * Whether `w` is fanned out by run ID now (`"fan"`), or continues with its cursor until the
-   * pieces of another fan-out close and free the budget (`"wait"`), rather than being split in
-   * time. Only past 500 runs, once a window came back empty, while the density is unknown
-   * (failures clustered, or too few windows closed yet), when `w` returned {@link FAN_PAGES} full
-   * pages or more and at most {@link FAN_WINDOWS} windows are sent (the gate mostly idle, or busy
-   * with fan-outs), with `concurrency` for every piece at once and room in the budget for each.
-   */
-  private fanning(w: PlannedWindow, at: PlanContext): "fan" | "wait" | undefined {
-    if (this.settings.runIdBase === undefined || this.fanMissed || !this.sawEmptyWindow) return undefined;
-    // Its pieces run at once, or it gains nothing over a split in time.
-    if (this.settings.concurrency < RUN_ID_DIGITS.length) return undefined;
-    if (this.density() !== undefined || this.runs <= SMALL_DRAIN_RUNS || w.pages < FAN_PAGES)
-      return undefined;
-    if (w.fanned === true || w.fannedFrom !== undefined || w.window.runIdPrefix !== undefined)
-      return undefined;
-    const others = this.open.filter((o) => !o.held && o.fannedFrom === undefined).length;
-    if (others > FAN_WINDOWS) return undefined;
-    if (windowRoom(this, this.committed, this.budget(at), true) >= RUN_ID_DIGITS.length) return "fan";
-    return this.open.some((o) => o.fannedFrom !== undefined) ? "wait" : undefined;
-  }
-
-  /**
-   * Fans `w` out by run ID ({@link fanOut}): its pieces are sent, and `w` itself (without its
-   * cursor, for the entries whose IDs no piece selects) once they are all closed.
-   */
-  private fan(w: PlannedWindow): PlannedWindow[] {
-    const from: PlannedWindow = { ...this.planned(w.window, false), piece: true, fanned: true, whole: false };
-    // Like a followed window's split: an empty piece says nothing of where failures are, so it
-    // does not mark the group empty and starts no cluster probing (`clusteredIn`).
-    const group: SplitGroup = {
-      empty: false,
-      parent: w.group,
-      followed: true,
-      pieces: RUN_ID_DIGITS.length,
-      ladder: false,
-    };
-    const into = fanOut(w.window, this.settings.runIdBase as string).map((x) => ({
-      ...this.planned(x, false),
-      piece: true,
-      whole: false,
-      group,
-      fannedFrom: from,
-    }));
-    this.open.splice(this.open.indexOf(w), 1, ...into);
-    this.queue.push(...into);
-    this.splits += into.length - 1;
-    this.openedPast += into.length - 1;
-    return into;
-  }
-
-  /** Sends the fanned window `f` again once none of its pieces is open. */
-  private sweep(f: PlannedWindow | undefined): void {
-    if (f === undefined || this.open.some((o) => o.fannedFrom === f)) return;
-    const end = f.window.to ?? Infinity;
-    const i = this.open.findIndex((o) => (o.window.from ?? -Infinity) > end);
-    this.open.splice(i < 0 ? this.open.length : i, 0, f);
-    this.queue.push(f);
   }
 
   /**

@@ -7,9 +7,7 @@
  * are inclusive integer milliseconds, so windows `[a, m]` and `[m + 1, b]` select disjoint sets
  * whose union is `[a, b]`. A request for a window without a cursor returns that window's next
  * remaining entries, so a window can be split or restarted without its cursor: no entry is lost
- * or resumed twice. The pieces of a fan-out by run ID ({@link fanOut}) share their window's bounds
- * and select run-ID prefixes of one length, so they are disjoint too; the window itself is sent
- * again only after all of them closed, for the IDs none of them selects.
+ * or resumed twice.
  *
  * Why the number of windows is bounded: every window ends with one page that is not full (a
  * partial or empty page), so each window opened costs up to one request beyond ceil(N/50). The
@@ -77,25 +75,6 @@ export function windowSelection(selection: DlqSelection, window: DrainWindow): D
   if (window.to !== undefined) s.toDate = window.to;
   if (window.runIdPrefix !== undefined) s.workflowRunId = window.runIdPrefix;
   return s;
-}
-
-/**
- * What a run ID starts with when the selection names no `workflowRunId`: the service's run IDs
- * read `wfr_…` (its answers show them so).
- */
-export const DEFAULT_RUN_ID_BASE = "wfr_";
-/** The characters a fan-out extends the run-ID prefix with: one piece each. */
-export const RUN_ID_DIGITS = "0123456789abcdef";
-
-/**
- * The pieces of a fan-out of `window`: the same failure-time bounds, each for the run IDs that
- * start with `base` and one of {@link RUN_ID_DIGITS}. Run IDs are random, so each piece holds
- * about an equal share of the window's entries whatever their failure times are; an ID that
- * continues otherwise is in no piece, so the window itself is drained again after its pieces
- * (by the planner): nothing is lost if IDs do not look like that.
- */
-export function fanOut(window: DrainWindow, base: string): DrainWindow[] {
-  return [...RUN_ID_DIGITS].map((d) => ({ ...window, runIdPrefix: `${base}${d}` }));
 }
 
 /**

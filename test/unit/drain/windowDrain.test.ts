@@ -5,7 +5,9 @@ import { PartialFailure, drainPages } from "../../../drain/cursorDrain";
 import type { CallState } from "../../../client/request";
 import type { DrainWindow, GateStatus, WindowDrainOptions, WindowPageEvent } from "../../../drain/types";
 import { drainWindows, type WindowDrainProgress } from "../../../drain/windowDrain";
-import { RUN_ID_DIGITS, requestAllowance, rootWindow } from "../../../drain/windows";
+import { requestAllowance, rootWindow } from "../../../drain/windows";
+import { mulberry32 } from "../../../emulator/prng";
+import { RunIdMaker, type RunIdShape } from "../../../emulator/run-ids";
 import { DAY, DISTRIBUTIONS, FakeDlq, NOW, VirtualClock, prng } from "../../../bench/lib/windowSim";
 
 /** The allowance of the issue: ceil(N/50) + 4 up to 500 entries, 1.10 × ceil(N/50) + 24 above. */
@@ -354,33 +356,57 @@ describe("client/windowDrain (scheduler)", () => {
     });
   });
 
-  describe("fan-out by run ID", () => {
-    const fanned = (dlq: FakeDlq) => dlq.requests.filter((r) => r.window.runIdPrefix !== undefined);
+  describe("clustered failures, whatever the run IDs look like", () => {
+    /** A one-second outage of `n` entries with run IDs of `shape`, 50 to 58 ms a request. */
+    function outage(n: number, shape: RunIdShape): { dlq: FakeDlq; clock: VirtualClock } {
+      const times = DISTRIBUTIONS.outage2h(n);
+      const ids = new RunIdMaker(shape, mulberry32(3)).name(times);
+      const dlq = new FakeDlq(times, (i) => ids[i]);
+      const clock = new VirtualClock();
+      const r = prng(7);
+      dlq.delay = () => clock.sleep(50 + Math.floor(r() * 9));
+      return { dlq, clock };
+    }
 
-    it("fans a clustered window out: every entry once, within the allowance, fewer requests", async () => {
+    it("drains an outage in the same requests and time on every run-ID shape, within the allowance", async () => {
       const n = 5_000;
-      const { dlq, clock } = setup(DISTRIBUTIONS.outage2h(n));
-      const res = await run(dlq, clock, { concurrency: 16 }, undefined, {});
-      assertExactlyOnce(dlq);
-      assert.equal(res.resumedCount, n);
-      assert.ok(fanned(dlq).length >= RUN_ID_DIGITS.length, "the outage's window was fanned out");
-      assert.ok(res.requestCount <= bound(n), `${res.requestCount} requests > ${bound(n)}`);
+      const seen: string[] = [];
+      for (const shape of ["sdk", "app", "mixed", "numeric", "hex"] as const) {
+        const { dlq, clock } = outage(n, shape);
+        const started = clock.now;
+        const res = await run(dlq, clock, { concurrency: 16 }, undefined, {});
+        assertExactlyOnce(dlq);
+        assert.ok(res.requestCount <= bound(n), `${shape}: ${res.requestCount} requests > ${bound(n)}`);
+        assert.ok(
+          dlq.requests.every((q) => q.window.runIdPrefix === undefined),
+          "no window by run ID",
+        );
+        seen.push(`${res.requestCount} requests, ${clock.now - started} ms`);
+      }
+      assert.equal(new Set(seen).size, 1, seen.join("; "));
     });
 
-    it("fans out a second cluster once the pieces of the first have freed the budget", async () => {
-      const n = 6_000;
-      const { dlq, clock } = setup(DISTRIBUTIONS.bursts3(n));
-      const res = await run(dlq, clock, { concurrency: 16 });
-      assertExactlyOnce(dlq);
-      const windows = new Set(fanned(dlq).map((q) => `${q.window.from}..${q.window.to}`));
-      assert.ok(windows.size >= 2, `fanned windows: ${[...windows].join(", ")}`);
-      assert.ok(res.requestCount <= bound(n), `${res.requestCount} requests > ${bound(n)}`);
+    it("narrows the outage by halving the window it is in at its middle, one empty half a round trip", async () => {
+      const { dlq, clock } = outage(5_000, "app");
+      await run(dlq, clock, { concurrency: 16 }, undefined, {});
+      // Bounded windows opened without a cursor, in the order sent: a halving sends both halves.
+      const first = dlq.requests.filter((q) => q.cursor === undefined && q.window.from !== undefined);
+      let halvings = 0;
+      for (let i = 1; i < first.length; i++) {
+        const [a, b] = [first[i - 1].window, first[i].window];
+        if (a.to === undefined || b.from !== a.to + 1 || b.to === undefined) continue;
+        const [wa, wb] = [a.to - a.from! + 1, b.to - b.from + 1];
+        if (wa < 2_000 || Math.abs(wa - wb) > 1) continue;
+        halvings += 1;
+        assert.ok(first[i - 1].runs === 0 || first[i].runs === 0 || wa < 2_000, "one half holds the outage");
+      }
+      assert.ok(halvings >= 10, `${halvings} halvings of windows wider than the outage`);
     });
 
-    it("stays within the allowance when a fanned window is sent again (wfr_ + ten digits)", async () => {
-      // Numbered IDs: every one continues with a digit, so the pieces after `wfr_` + a to f come
-      // back empty and the fanned window finds runs when it is sent again. That request was not
-      // reserved when the fan-out was planned: one request over the allowance.
+    it("stays within the allowance on numbered run IDs (wfr_ + ten digits)", async () => {
+      // With the fan-out by hex digit (before issue 42), the pieces after `wfr_` + a to f came back
+      // empty and the fanned window found runs when it was sent again, a request the budget had
+      // not reserved: one over the allowance.
       for (const [name, n] of [
         ["bursts3", 20_000],
         ["outage2h", 20_000],
@@ -400,56 +426,6 @@ describe("client/windowDrain (scheduler)", () => {
           );
         }
       }
-    });
-
-    it("fans out nothing with fewer requests in flight than pieces", async () => {
-      const { dlq, clock } = setup(DISTRIBUTIONS.outage2h(5_000));
-      await run(dlq, clock, { concurrency: RUN_ID_DIGITS.length - 1 });
-      assertExactlyOnce(dlq);
-      assert.equal(fanned(dlq).length, 0);
-    });
-
-    it("drains the fanned window again for IDs no piece selects, and fans out no more", async () => {
-      const n = 5_000;
-      const times = DISTRIBUTIONS.outage2h(n);
-      const dlq = new FakeDlq(times, (i) => `order-${i}`);
-      const clock = new VirtualClock();
-      const r = prng(7);
-      dlq.delay = () => clock.sleep(20 + Math.floor(r() * 60));
-      const res = await run(dlq, clock, { concurrency: 16 });
-      assertExactlyOnce(dlq);
-      assert.equal(res.resumedCount, n);
-      assert.equal(fanned(dlq).length, RUN_ID_DIGITS.length, "one fan-out, its pieces empty");
-      assert.ok(fanned(dlq).every((q) => q.runs === 0));
-      assert.ok(res.requestCount <= bound(n), `${res.requestCount} requests > ${bound(n)}`);
-    });
-
-    it("saves a fan-out as the window it was fanned from; the next drain resumes each entry once", async () => {
-      const n = 5_000;
-      const { dlq, clock } = setup(DISTRIBUTIONS.outage2h(n));
-      const abort = new AbortController();
-      let during: WindowPageEvent["state"] | undefined;
-      const f = await partial(
-        run(dlq, clock, {
-          concurrency: 16,
-          signal: abort.signal,
-          onPage: (e) => {
-            if (fanned(dlq).length > 0 && dlq.requests.at(-1)?.window.runIdPrefix !== undefined) {
-              during = e.state;
-              abort.abort();
-            }
-          },
-        }),
-      );
-      assert.ok(during !== undefined, "cut off while the pieces ran");
-      const saved = f.progress.windowState as NonNullable<typeof f.progress.windowState>;
-      assert.ok(
-        saved.windows.every((w) => !("runIdPrefix" in w)),
-        "no piece of a fan-out is saved",
-      );
-      const rest = await run(dlq, clock, { concurrency: 16, state: saved });
-      assertExactlyOnce(dlq);
-      assert.equal(f.progress.resumedCount + rest.resumedCount, n);
     });
   });
 

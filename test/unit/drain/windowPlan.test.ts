@@ -180,6 +180,15 @@ describe("client/windowPlan (the planner, without I/O)", () => {
       pieces.slice(1).forEach((p) => plan.answer(p, 0, undefined, AT));
       // Past 500 runs the budget has room again.
       plan.runs = runs;
+      // Another window is sent (one after now), so the cluster is probed rather than halved
+      // (a cluster is halved only while it is the one window sent: NARROW_WINDOWS).
+      plan.open.push({
+        ...plan.open[0],
+        window: { from: NOW + 1 },
+        held: false,
+        rest: undefined,
+        group: undefined,
+      });
       return { plan, w: pieces[0] };
     }
 
@@ -198,7 +207,10 @@ describe("client/windowPlan (the planner, without I/O)", () => {
         (lo - (w.window.from as number)) / ((rest.window.to as number) - (w.window.from as number));
       assert.ok(Math.abs(share - PROBE_SHARE) < 0.01, `the probe covers ${share} of the window`);
       assert.deepEqual(
-        plan.snapshot().windows.map((x) => [x.from, x.to]),
+        plan
+          .snapshot()
+          .windows.slice(0, 2)
+          .map((x) => [x.from, x.to]),
         [probe.window, rest.window].map((x) => [x.from, x.to]),
         "the held rest is saved with the open windows",
       );
@@ -223,7 +235,7 @@ describe("client/windowPlan (the planner, without I/O)", () => {
       assert.equal(d2.kind, "split", "the probe with runs is narrowed in turn");
       const [p2, r2] = d2.kind === "split" ? d2.into : [];
       plan.take();
-      assert.equal(plan.open.length, 3, "probe, its rest, the earlier rest");
+      assert.equal(plan.open.length, 4, "probe, its rest, the earlier rest, the other window");
       plan.answer(p2, 50, "c3", AT);
       // p2 is narrowed in turn: its own rest waits on its probe; the earlier two are one window.
       const held = plan.open.filter((o) => o.held && !plan.open.some((p) => p.rest === o));
@@ -239,6 +251,11 @@ describe("client/windowPlan (the planner, without I/O)", () => {
       const d = plan.answer(w, 50, "c1", AT);
       const [probe, rest] = d.kind === "split" ? d.into : [];
       plan.take();
+      // The other window closes.
+      plan.open.splice(
+        plan.open.findIndex((o) => o.window.from === NOW + 1),
+        1,
+      );
       plan.answer(probe, 30, undefined, AT);
       assert.equal(rest.held, false);
       assert.equal(plan.take(), rest);
@@ -273,6 +290,11 @@ describe("client/windowPlan (the planner, without I/O)", () => {
       const d = plan.answer(w, 50, "c1", AT);
       const [probe, rest] = d.kind === "split" ? d.into : [];
       plan.take();
+      // The other window closes.
+      plan.open.splice(
+        plan.open.findIndex((o) => o.window.from === NOW + 1),
+        1,
+      );
       plan.answer(probe, 30, undefined, AT);
       assert.equal(rest.held, false);
       assert.equal(plan.take(), rest);

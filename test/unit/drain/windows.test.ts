@@ -9,8 +9,6 @@ import {
   LADDER_RATIO,
   LARGE_DRAIN_CREDIT,
   effectiveRange,
-  fanOut,
-  RUN_ID_DIGITS,
   splitOpenBelow,
   mayOpenWindow,
   rootWindow,
@@ -56,17 +54,14 @@ describe("client/windows (planner)", () => {
     assert.deepEqual(windowSelection({}, { to: 7 }), { toDate: 7 });
   });
 
-  it("a fan-out keeps the window's bounds and extends the run-ID prefix by each digit, sent as workflowRunId", () => {
-    const pieces = fanOut({ from: 10, to: 20 }, "wfr_a");
-    assert.equal(pieces.length, RUN_ID_DIGITS.length);
-    assert.deepEqual(pieces[0], { from: 10, to: 20, runIdPrefix: "wfr_a0" });
-    assert.deepEqual(pieces.at(-1), { from: 10, to: 20, runIdPrefix: "wfr_af" });
-    assert.deepEqual(windowSelection({ workflowUrl: "u", workflowRunId: "wfr_a" }, pieces[3]), {
-      workflowUrl: "u",
-      workflowRunId: "wfr_a3",
-      fromDate: 10,
-      toDate: 20,
-    });
+  it("a window's run-ID prefix is sent as workflowRunId", () => {
+    assert.deepEqual(
+      windowSelection(
+        { workflowUrl: "u", workflowRunId: "wfr_a" },
+        { from: 10, to: 20, runIdPrefix: "wfr_a3" },
+      ),
+      { workflowUrl: "u", workflowRunId: "wfr_a3", fromDate: 10, toDate: 20 },
+    );
   });
 
   describe("effectiveRange", () => {
