@@ -12,11 +12,14 @@
  *   node -r ts-node/register/transpile-only bench/windowsSim.ts [--sizes 2500,5000,20000,100000]
  *     [--scenarios uniform,hour,window,outage,bursts,urls] [--horizons unknown,payg,free]
  *     [--small 237,500,501,1200] [--trials 5] [--jitter 9] [--trace] [--allowance n]
- *     [--run-ids sdk,app,mixed,numeric,hex | all]
+ *     [--run-ids sdk,app,mixed,numeric,hex | all] [--no-ceiling] [--sequential]
  *
  * `--allowance n` drains with `windowAllowance: n` instead of the default 4. `--run-ids`: the
  * shapes of the entries' run IDs (`emulator/run-ids.ts`), each a row of its own (default `sdk`,
- * the official SDK's; `all`: every shape but `numeric`).
+ * the official SDK's; `all`: every shape but `numeric`). The `ceiling` column: the median share of
+ * an oracle drain that knows where every entry is (`bench/lib/ceiling.ts`), same entries, gate and
+ * latency; a target is out of reach only where it is below it. `--sequential`: a row of the
+ * sequential drain (`concurrency: 1`) before each size.
  *
  * What HTTP and the event loop add to each request is modelled as 0 to `--jitter` − 1 ms,
  * uniform, seeded per trial (each trial's latencies differ, as two real runs' do); `--jitter 0`
@@ -30,6 +33,8 @@ import type { DrainWindow } from "../drain/types";
 import { DEFAULT_WINDOW_CONCURRENCY, drainWindows } from "../drain/windowDrain";
 import { DEFAULT_WINDOW_ALLOWANCE, requestAllowance } from "../drain/windows";
 import { FakeDlq, VirtualClock } from "./lib/windowSim";
+import { drainCeiling } from "./lib/ceiling";
+import { median, quantile } from "./lib/stats";
 import { benchMain } from "./lib/main";
 import { mulberry32 } from "../emulator/prng";
 import { result, type BenchResult } from "./lib/result";
@@ -191,6 +196,7 @@ export async function simulate(
   seededBeforeMs = 0,
   concurrency = DEFAULT_WINDOW_CONCURRENCY,
   runIds: RunIdShape = "sdk",
+  oracle = false,
 ): Promise<SimTrial> {
   const clock = new VirtualClock();
   const account = accountOf(horizon);
@@ -211,14 +217,20 @@ export async function simulate(
   const results = await clock.run(
     Promise.all(
       dlqs.map((dlq, i) =>
-        drainWindows(selections[i], stepOf(dlq, a), a.gate, {
-          concurrency,
-          keepRuns: false,
-          ...(account.horizonMs !== undefined ? { horizonMs: account.horizonMs } : {}),
-          ...(account.dailyLimit !== undefined ? { dailyLimit: account.dailyLimit } : {}),
-          windowAllowance: ALLOWANCE,
-          now: () => clock.now,
-        }),
+        oracle
+          ? drainCeiling(
+              dlq.times,
+              { drains: dlqs.length, rate: LIMIT, roundTripMs: LATENCY_MS + 4 },
+              stepOf(dlq, a),
+            )
+          : drainWindows(selections[i], stepOf(dlq, a), a.gate, {
+              concurrency,
+              keepRuns: false,
+              ...(account.horizonMs !== undefined ? { horizonMs: account.horizonMs } : {}),
+              ...(account.dailyLimit !== undefined ? { dailyLimit: account.dailyLimit } : {}),
+              windowAllowance: ALLOWANCE,
+              now: () => clock.now,
+            }),
       ),
     ),
   );
@@ -238,10 +250,6 @@ export async function simulate(
   };
 }
 
-function median(xs: number[]): number {
-  return quantile(xs, 0.5);
-}
-
 /** The most requests the drains of a trial may send: the allowance of each drain's entries. */
 function allowanceOf(t: SimTrial): number {
   const account = accountOf(t.horizon);
@@ -253,18 +261,12 @@ function allowanceOf(t: SimTrial): number {
   return parts.reduce((s, n) => s + requestAllowance(n, budget), 0);
 }
 
-/** The `p` quantile (0 to 1) of `xs`, the lower of two neighbours. */
-function quantile(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(p * (s.length - 1))];
-}
-
 /**
  * One row over the trials of a scenario: median share of the bound with its lower quartile (a
  * median of three real drains falls below the median of many about as often as one drain does)
  * and its range, worst requests.
  */
-function rowOf(ts: SimTrial[]): string[] {
+function rowOf(ts: SimTrial[], oracle: SimTrial[] = []): string[] {
   const { n, scenario, horizon, runIds } = ts[0];
   const ideal = Math.ceil(n / 50);
   const boundMs = (ideal / LIMIT) * 1000;
@@ -281,6 +283,7 @@ function rowOf(ts: SimTrial[]): string[] {
     (median(ts.map((t) => t.ms)) / 1000).toFixed(2),
     `${share.toFixed(3)} (q25 ${quantile(shares, 0.25).toFixed(3)}; ${Math.min(...shares).toFixed(2)}–${Math.max(...shares).toFixed(2)})${share >= target ? "" : " below"}`,
     target > 0 ? target.toFixed(2) : "",
+    oracle.length === 0 ? "" : median(oracle.map((t) => boundMs / t.ms)).toFixed(3),
     `${median(ts.map((t) => t.requests))} (≤ ${requests})`,
     String(ideal),
     `${most}${requests <= most ? "" : " **exceeded**"}`,
@@ -297,12 +300,28 @@ export async function trials(
   horizon: Horizon,
   count: number,
   runIds: RunIdShape = "sdk",
+  oracle = false,
 ): Promise<SimTrial[]> {
   const out: SimTrial[] = [];
   for (let i = 0; i < count; i++) {
-    out.push(await simulate(scenario, n, horizon, i * 1_777, DEFAULT_WINDOW_CONCURRENCY, runIds));
+    out.push(await simulate(scenario, n, horizon, i * 1_777, DEFAULT_WINDOW_CONCURRENCY, runIds, oracle));
   }
   return out;
+}
+
+/** `--no-ceiling` leaves the ceiling (the oracle drain, `bench/lib/ceiling.ts`) out. */
+const CEILING = !process.argv.includes("--no-ceiling");
+
+/** One row: the drain's trials and, unless `--no-ceiling`, the oracle's on the same entries. */
+async function row(
+  scenario: Scenario,
+  n: number,
+  h: Horizon,
+  count: number,
+  x: RunIdShape,
+): Promise<string[]> {
+  const ts = await trials(scenario, n, h, count, x);
+  return rowOf(ts, CEILING ? await trials(scenario, n, h, count, x, true) : []);
 }
 
 /** The sequential drain (`concurrency: 1`) of N entries: ceil(N/50) round trips. */
@@ -317,6 +336,7 @@ async function sequential(n: number): Promise<string[]> {
     n.toLocaleString("en-US"),
     (t.ms / 1000).toFixed(2),
     share.toFixed(3),
+    "",
     "",
     String(t.requests),
     String(ideal),
@@ -348,11 +368,10 @@ export async function run(): Promise<BenchResult> {
   for (const n of sizes) {
     if (process.argv.includes("--sequential")) rows.push(await sequential(n));
     for (const s of scenarios)
-      for (const h of horizons) for (const x of shapes) rows.push(rowOf(await trials(s, n, h, count, x)));
+      for (const h of horizons) for (const x of shapes) rows.push(await row(s, n, h, count, x));
   }
   for (const n of small)
-    for (const h of horizons)
-      for (const x of shapes) rows.push(rowOf(await trials("uniform", n, h, count, x)));
+    for (const h of horizons) for (const x of shapes) rows.push(await row("uniform", n, h, count, x));
   r.tables.push({
     title: `Simulated drains (share = bound / time; allowance = ceil(N/50) + ${ALLOWANCE} up to 500, 1.10 × ceil(N/50) + ${ALLOWANCE + 20} above, + 2 % of the daily limit at most):`,
     header: [
@@ -363,6 +382,7 @@ export async function run(): Promise<BenchResult> {
       "time s",
       "share",
       "target",
+      "ceiling",
       "requests",
       "ceil(N/50)",
       "allowance",

@@ -87,3 +87,14 @@ export function cpuMs(): number {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
 }
+
+/** The `p` quantile (0 to 1) of `xs`, the lower of two neighbours. */
+export function quantile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(p * (s.length - 1))];
+}
+
+/** The median of `xs`, the lower of two neighbours. */
+export function median(xs: number[]): number {
+  return quantile(xs, 0.5);
+}
