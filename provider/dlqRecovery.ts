@@ -181,6 +181,7 @@ export class DlqRecoveryResource implements ResourceAdapter {
       {
         ...this.deps,
         log: log.info,
+        status: log.status,
         warn: log.warning,
         engineAlive: () => this.engine.alive(),
         exitOrphaned: this.deps.exitOrphaned ?? (() => setTimeout(() => process.exit(1), 200).unref()),

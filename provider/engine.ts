@@ -17,8 +17,12 @@ export function engineAddressOf(args: readonly string[]): string | undefined {
   return first !== undefined && /^[\w.[\]:-]+:\d+$/.test(first) ? first : undefined;
 }
 
-/** The severities the provider logs with. */
-export type Severity = "info" | "warning";
+/**
+ * The severities the provider logs with. A `status` line is an info line the engine shows on the
+ * resource's row while its step runs and leaves out of the update's diagnostics (an ephemeral
+ * log): progress, which the next line replaces.
+ */
+export type Severity = "info" | "warning" | "status";
 
 /** The engine as the provider's resources see it: logs on a resource's row, and whether it is there. */
 export interface Engine {
@@ -36,7 +40,7 @@ export function engineAt(
   if (address === undefined) {
     return {
       log: async (_urn, severity, message) => (
-        print(severity === "info" ? message : `${severity}: ${message}`),
+        print(severity === "warning" ? `${severity}: ${message}` : message),
         true
       ),
       alive: async () => true,
@@ -48,7 +52,8 @@ export function engineAt(
       new Promise((resolve) => {
         client ??= new EngineClient(address, grpc.credentials.createInsecure());
         const req = new LogRequest()
-          .setSeverity(severity === "info" ? LogSeverity.INFO : LogSeverity.WARNING)
+          .setSeverity(severity === "warning" ? LogSeverity.WARNING : LogSeverity.INFO)
+          .setEphemeral(severity === "status")
           .setMessage(message)
           .setUrn(urn);
         client.log(req, (err) => resolve(err === null));

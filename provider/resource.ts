@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import type { StackConfigReader } from "../core/connection";
-import type { Engine } from "./engine";
+import type { Engine, Severity } from "./engine";
 
 /** Properties and the names of those that are secrets. */
 export interface Props {
@@ -99,6 +99,8 @@ export class RowLog {
   ) {}
 
   readonly info = (line: string): void => this.send("info", line);
+  /** A progress line: on the row while the step runs, not in the update's diagnostics. */
+  readonly status = (line: string): void => this.send("status", line);
   readonly warning = (line: string): void => this.send("warning", line);
 
   /** Resolves once every line sent so far was answered by the engine. */
@@ -106,7 +108,7 @@ export class RowLog {
     await this.last;
   }
 
-  private send(severity: "info" | "warning", line: string): void {
+  private send(severity: Severity, line: string): void {
     this.last = this.last.then(() => this.engine.log(this.urn, severity, line));
   }
 }

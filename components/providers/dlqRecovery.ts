@@ -107,6 +107,7 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
       exitOrphaned: deps.exitOrphaned ?? (() => exitOrphanedProvider()),
       drainIn: deps.drainIn ?? "this thread",
       providerProcess: deps.providerProcess ?? new ProviderProcess(),
+      ...(deps.status ? { status: deps.status } : {}),
       ...(deps.signal ? { signal: deps.signal } : {}),
     };
     this.settings = new Settings(this.deps.env, config);

@@ -73,14 +73,14 @@ export class Progress {
    * @param started - when the drain started, unix ms
    * @param base - runs and requests of the drain before this continuation
    * @param now - the clock
-   * @param log - prints one line
+   * @param log - prints the final line (`final`) and the lines before it (`progress`)
    */
   constructor(
     private readonly name: string,
     private readonly started: number,
     private readonly base: { resumed: number; requests: number },
     private readonly now: () => number,
-    private readonly log: (line: string) => void,
+    private readonly log: { final: (line: string) => void; progress: (line: string) => void },
   ) {}
 
   /** Reports the counts after a page; `final` prints regardless of the interval and says "done". */
@@ -98,7 +98,7 @@ export class Progress {
       `DlqRecovery \`${this.name}\`: ${count(this.base.resumed + p.resumed, "run")} resumed in ` +
       `${count(this.base.requests + p.requests, "request")} (${Math.round(p.resumed / secs)} runs/s`;
     if (final) {
-      this.log(`${head}), done`);
+      this.log.final(`${head}), done`);
       return;
     }
     const reqRate = p.requests / secs;
@@ -109,7 +109,9 @@ export class Progress {
       p.requestsLeft === undefined || reqRate <= 0
         ? ""
         : `, about ${Math.ceil(p.requestsLeft / reqRate)} s left`;
-    this.log(`${head}, ${Math.round(reqRate)} req/s${allowed})${windows}${left}${dailyLow(p.daily)}`);
+    this.log.progress(
+      `${head}, ${Math.round(reqRate)} req/s${allowed})${windows}${left}${dailyLow(p.daily)}`,
+    );
   }
 }
 

@@ -41,6 +41,11 @@ export const ENGINE_CHECK_MS = 1_000;
 export interface DrainDeps {
   now: () => number;
   log: (line: string) => void;
+  /**
+   * Prints one progress line, which the next replaces: on the resource's row, not in the update's
+   * diagnostics (the svc provider's ephemeral log). Unset: `log`.
+   */
+  status?: (line: string) => void;
   /** Prints one warning of the update (the engine's, in the provider the CLI loads). */
   warn: (line: string) => void;
   cwd: () => string;
@@ -161,7 +166,10 @@ export class DrainRun {
     // older version may hold up to 1,000).
     this.recorded = previous ? previous.resumedRuns.slice(0, this.maxRecorded) : [];
     this.unconfirmed = previous ? [...previous.unconfirmedDlqIds] : [];
-    this.progress = new Progress(inputs.recoveryName ?? id, this.started, this.base, deps.now, deps.log);
+    this.progress = new Progress(inputs.recoveryName ?? id, this.started, this.base, deps.now, {
+      final: deps.log,
+      progress: deps.status ?? deps.log,
+    });
   }
 
   /**

@@ -42,6 +42,7 @@ type ToThread =
 /** What the drain thread sends. */
 type FromThread =
   | { type: "log"; n: number; line: string }
+  | { type: "status"; n: number; line: string }
   | { type: "warn"; n: number; line: string }
   | { type: "alive?"; n: number }
   | { type: "orphaned"; n: number }
@@ -95,6 +96,7 @@ export class DrainThread {
     const r = this.running.get(m.n);
     if (!r) return;
     if (m.type === "log") r.deps.log(m.line);
+    else if (m.type === "status") (r.deps.status ?? r.deps.log)(m.line);
     else if (m.type === "warn") r.deps.warn(m.line);
     else if (m.type === "orphaned") r.deps.exitOrphaned();
     else if (m.type === "alive?") {
@@ -164,6 +166,7 @@ function serveDrains(port: NonNullable<typeof parentPort>): void {
       signal: cancel.signal,
       now: Date.now,
       log: (line) => send({ type: "log", n: m.n, line }),
+      status: (line) => send({ type: "status", n: m.n, line }),
       warn: (line) => send({ type: "warn", n: m.n, line }),
       cwd: () => m.cwd,
       engineAlive: () =>

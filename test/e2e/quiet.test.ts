@@ -4,7 +4,8 @@
  * (1,000 recorded runs, one run log `svc-recovery/<name>.jsonl`) is trimmed by the next `up`
  * without a resume request, and that run log stays where it is. The line of a drain stopped at
  * `maxRuns`, and the line that says the next up continues it, are sent once per operation: the
- * Diagnostics of each phase list each once.
+ * Diagnostics of each phase list each once. Progress lines show on the resource's row only (the
+ * engine's ephemeral log): the Diagnostics list none.
  */
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
@@ -105,7 +106,7 @@ describe("e2e: quiet by default", function () {
     assert.equal(resumeRequests(), sent);
   });
 
-  it("the `maxRuns` line and the continuation line: each listed once in the Diagnostics of each phase", async () => {
+  it("the `maxRuns` and continuation lines listed once in each phase's Diagnostics, progress in none", async () => {
     /** How often `line` is in each Diagnostics section of `out` (one a phase). */
     const inDiagnostics = (out: string, line: RegExp) =>
       out
@@ -123,6 +124,10 @@ describe("e2e: quiet by default", function () {
     const continues =
       /DlqRecovery `recovery`: the last drain stopped at `maxRuns` after \d+ runs; the next up continues it/;
     assert.deepEqual(inDiagnostics(continued.stdout, continues), [1, 1], continued.stdout);
+    // Progress shows on the row while the drain runs, and the line that ends it stays.
+    const progress = /runs resumed in \d+ requests? \(\d+ runs\/s, \d+ req\/s/;
+    assert.match(continued.stdout, progress);
+    assert.deepEqual(inDiagnostics(continued.stdout, progress), [0, 0], continued.stdout);
     assert.equal((await recoveryState()).outputs.resumedCount, 300);
   });
 });

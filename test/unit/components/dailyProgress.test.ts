@@ -9,13 +9,10 @@ describe("DlqRecovery progress: the account's daily limit", () => {
     assert.equal(dailyLow({ limit: 1000, remaining: 99 }), ", 99 of 1000 daily requests left");
     const lines: string[] = [];
     let now = 0;
-    const p = new Progress(
-      "r",
-      0,
-      { resumed: 0, requests: 0 },
-      () => now,
-      (l) => lines.push(l),
-    );
+    const p = new Progress("r", 0, { resumed: 0, requests: 0 }, () => now, {
+      final: (l) => lines.push(l),
+      progress: (l) => lines.push(l),
+    });
     now = 2_000;
     p.page({ resumed: 500, requests: 10, daily: { limit: 1000, remaining: 40 } });
     assert.match(lines[0], /, 40 of 1000 daily requests left$/);

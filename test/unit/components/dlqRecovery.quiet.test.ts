@@ -25,13 +25,10 @@ import { TOKEN, dlqProvider, resumeRequests, tempDir } from "./helpers";
 function simulate(pages: number, pageMs: number): string[] {
   const lines: string[] = [];
   let t = 0;
-  const progress = new Progress(
-    "big",
-    0,
-    { resumed: 0, requests: 0 },
-    () => t,
-    (l) => lines.push(l),
-  );
+  const progress = new Progress("big", 0, { resumed: 0, requests: 0 }, () => t, {
+    final: (l) => lines.push(l),
+    progress: (l) => lines.push(l),
+  });
   for (let i = 1; i <= pages; i++) {
     t += pageMs;
     progress.page({ resumed: i * 50, requests: i, windowsInFlight: 16, allowedPerSecond: 100 });
@@ -191,8 +188,13 @@ describe("components/providers/dlqRecovery: quiet by default", function () {
     emulator.seed(600, 6);
     const cwd = tempDir();
     let sent: string[] = [];
+    const severities = new Map<string, string>();
     const engine = {
-      log: async (_urn: string, _severity: string, message: string) => (sent.push(message), true),
+      log: async (_urn: string, severity: string, message: string) => (
+        sent.push(message),
+        severities.set(message, severity),
+        true
+      ),
       alive: async () => true,
     };
     let t = 0;
@@ -216,6 +218,12 @@ describe("components/providers/dlqRecovery: quiet by default", function () {
     const created = await adapter.create(urn, props(100), false);
     noRepeats("the first up");
     assert.equal(sent.filter((l) => /stopped at `maxRuns` \(100\)/.test(l)).length, 1, sent.join("\n"));
+    // Progress is a status line (on the row, not in the diagnostics); the line that ends the drain is kept.
+    const progress = sent.filter((l) => /runs resumed in .*req\/s/.test(l));
+    assert.ok(progress.length > 0, sent.join("\n"));
+    for (const l of progress) assert.equal(severities.get(l), "status", l);
+    for (const l of sent.filter((x) => /stopped at `maxRuns`/.test(x)))
+      assert.equal(severities.get(l), "info", l);
     // `pulumi up` with a higher cap: its preview phase (check, diff, update as a preview), then its update.
     for (const preview of [true, false]) {
       sent = [];
