@@ -56,9 +56,10 @@
  *   guess would place it in the first piece three times in four), both pieces sent. Each round
  *   trip halves the window the cluster is in for one empty answer, whatever the run IDs look like,
  *   until two pieces of one split come back full on their first page: the cluster is found at that
- *   width ({@link SplitGroup.located}), and the pieces below are split by the rules above. (Issue
- *   42 replaced a fan-out by run ID here: 16 pieces by the next hex digit, which paid on hex IDs
- *   only.)
+ *   width ({@link SplitGroup.located}), and the pieces below are split by the rules above. The
+ *   other pieces of the split the window came from that have not answered yet do not count as
+ *   sent: they most likely come back empty, and waiting for them would leave the window the cluster
+ *   is in to the other rules (its split placed past what its cursor is guessed to have resumed).
  * - Windows are pairwise disjoint and cover what is left of the selection, so requests in flight
  *   never select the same entry, and a window split between its pages loses nothing.
  *
@@ -486,7 +487,18 @@ export class WindowPlan {
   narrows(w: PlannedWindow): boolean {
     if (!this.sawEmptyWindow || this.density() !== undefined || w.window.from === undefined) return false;
     for (let g = w.group; g !== undefined; g = g.parent) if (g.located === true) return false;
-    return this.open.filter((o) => !o.held).length <= NARROW_WINDOWS;
+    return this.open.filter((o) => !o.held && !this.probing(o, w)).length <= NARROW_WINDOWS;
+  }
+
+  /**
+   * Whether `o` is a piece of the narrowing split `w` came from that was not answered yet: it
+   * most likely comes back empty (the cluster is in `w`), so it does not count as a window that
+   * keeps the gate busy, and does not stop `w` from being narrowed in turn.
+   */
+  private probing(o: PlannedWindow, w: PlannedWindow): boolean {
+    return (
+      o !== w && o.group === w.group && o.group?.narrowing === true && o.pages === 0 && o.cursor === undefined
+    );
   }
 
   /**
