@@ -1,7 +1,9 @@
 /**
  * `pulumi-resource-svc`: the svc resource provider's entry. The engine runs the executable
  * `pulumi-resource-svc` of this folder (a shell script: `node index.js <engine address>`) when a
- * program's `Pulumi.yaml` names the folder (`plugins: providers: [{name: svc, path: …}]`).
+ * program's `Pulumi.yaml` names the folder (`plugins: providers: [{name: svc, path: …}]`). The
+ * release bundles it into a single executable, `pulumi-resource-svc` itself, that needs no Node.js
+ * (`npm run release`, toolchain/release/plugin.ts).
  *
  * @packageDocumentation
  */
@@ -11,8 +13,15 @@ import * as path from "node:path";
 import { engineAt, engineAddressOf } from "./engine";
 import { serve, servedTypes } from "./server";
 
+/**
+ * The package's version written into the single executable plugin by its bundler
+ * (`scripts/release.ts`, esbuild's `define`): it has no `package.json` beside it.
+ */
+declare const SVC_BUNDLED_VERSION: string | undefined;
+
 /** The package's version (`package.json`, two folders up from `dist/provider/`, one from `provider/`). */
 function packageVersion(): string {
+  if (typeof SVC_BUNDLED_VERSION === "string") return SVC_BUNDLED_VERSION;
   for (const rel of ["../../package.json", "../package.json"]) {
     const file = path.join(__dirname, rel);
     if (fs.existsSync(file))

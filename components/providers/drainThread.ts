@@ -18,6 +18,7 @@
  */
 import "../../client/requireNode"; // first: one clear error on a Node.js older than 22.19
 import * as path from "node:path";
+import * as sea from "node:sea";
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
 import { RateGateRegistry } from "../../drain";
 import { recoveryLabel, type DlqRecoveryOutputs } from "./dlqRecoveryInputs";
@@ -31,6 +32,9 @@ import { crossingError, rebuiltError, type CrossingError } from "./engineProtoco
  * 184.0 to 208.4 MB with 8; docs/benchmarks.md section 7).
  */
 export const DRAIN_THREAD_YOUNG_MB = 2;
+
+/** The single executable's asset holding this module bundled on its own (`scripts/release.ts`). */
+export const DRAIN_THREAD_ASSET = "drain-thread.js";
 
 /** What the provider's side sends: a drain to run, or the answer to an engine check. */
 type ToThread =
@@ -129,9 +133,14 @@ export class DrainThread {
   }
 }
 
-/** The worker's file and options: the built module, or its TypeScript source through ts-node (tests). */
+/**
+ * The worker's file and options: the built module, or its TypeScript source through ts-node (tests),
+ * or, in the single executable plugin (`npm run release`), which has no file of its own, this
+ * module's own bundle, embedded as its asset {@link DRAIN_THREAD_ASSET}, run as code.
+ */
 function workerEntry(): [string, { eval?: boolean; workerData: unknown }] {
   const data = { svcDrainThread: true };
+  if (sea.isSea()) return [sea.getAsset(DRAIN_THREAD_ASSET, "utf8"), { eval: true, workerData: data }];
   if (path.extname(__filename) !== ".ts") return [__filename, { workerData: data }];
   const code = `require("ts-node/register/transpile-only"); require(${JSON.stringify(__filename)});`;
   return [code, { eval: true, workerData: data }];

@@ -1,0 +1,175 @@
+/**
+ * The release's linux-amd64 plugin archive (`npm run release`, toolchain/release/plugin.ts) as a
+ * platform team uses it, with the real CLI and the emulator over loopback, on a PATH with no
+ * `node` (only the CLI and the YAML language host): `pulumi plugin install resource svc <version>
+ * --file <archive>`; the single executable answers the plugin handshake within 1 s; a YAML program
+ * with no `plugins.providers` path (an Account, a Workflow, a DlqRecovery) previews, and `up` drains
+ * each DLQ entry once in the drain thread (started inside the executable from its asset).
+ *
+ * The archive is built once and cached under .toolchain/release/ (by the hash of what went in).
+ */
+import * as assert from "node:assert/strict";
+import { execFile, spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { promisify } from "node:util";
+import { startEmulator, type RunningEmulator } from "../../emulator";
+import { PulumiProject, REPO_ROOT } from "../helpers/pulumi";
+import { assertNoSecrets, secretForms } from "../helpers/secrets";
+import { LINUX_AMD64, PLUGIN_NAME, pluginArchive, releaseVersions } from "../../toolchain/release/plugin";
+
+const CREDS = {
+  username: "release@example.com",
+  password: "pw-e2e-release-5c1e9a07",
+  token: "tok-e2e-release-83d2f6b4",
+};
+const ENTRIES = 3_000;
+
+/** The program: no `plugins` section, the provider is the installed plugin. */
+const PROGRAM = `name: release-plugin
+runtime: yaml
+resources:
+  account:
+    type: svc:index:Account
+  orders:
+    type: svc:index:Workflow
+    properties:
+      url: http://127.0.0.1/workflows/orders
+      account: \${account.accountId}
+      retries: 3
+      flowControl:
+        key: orders
+        parallelism: 2
+  everything:
+    type: svc:index:DlqRecovery
+    properties:
+      all: true
+outputs:
+  ordersHeaders: \${orders.headers}
+  resumedCount: \${everything.resumedCount}
+  complete: \${everything.complete}
+`;
+
+/** A folder holding only links to the CLI and the YAML language host: the PATH of every CLI run. */
+function pathWithoutNode(): string {
+  const version = fs.readFileSync(path.join(REPO_ROOT, ".toolchain", "pulumi-version"), "utf8").trim();
+  const bin = path.join(REPO_ROOT, ".toolchain", "pulumi", version, "bin");
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-svc-no-node-"));
+  for (const name of ["pulumi", "pulumi-language-yaml"])
+    fs.symlinkSync(path.join(bin, name), path.join(dir, name));
+  return dir;
+}
+
+/** Starts `exe` as the engine would (an address as its argument): ms until it printed its port, and its RSS at rest 1 s later. */
+function handshake(exe: string, env: NodeJS.ProcessEnv): Promise<{ ms: number; rssMb: number }> {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(exe, ["127.0.0.1:1"], { env, stdio: ["ignore", "pipe", "inherit"] });
+    child.on("error", reject);
+    child.stdout.setEncoding("utf8").once("data", (port: string) => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      if (!/^\d+\s*$/.test(port)) reject(new Error(`the plugin printed ${JSON.stringify(port)}, not a port`));
+      setTimeout(() => {
+        const status = fs.readFileSync(`/proc/${child.pid}/status`, "utf8");
+        const rssKb = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1]);
+        child.kill();
+        resolve({ ms, rssMb: rssKb / 1024 });
+      }, 1_000);
+    });
+  });
+}
+
+describe("e2e: the release's plugin archive (linux-amd64 single executable) on a PATH with no node", function () {
+  this.timeout(600_000);
+  let emulator: RunningEmulator;
+  let p: PulumiProject;
+  let noNode: string;
+  const { version } = releaseVersions();
+
+  before(async function () {
+    this.timeout(1_800_000);
+    await promisify(execFile)("bash", [path.join(REPO_ROOT, "toolchain", "provision-yaml.sh")]);
+    const t0 = Date.now();
+    const archive = await pluginArchive(LINUX_AMD64);
+    console.log(
+      `      archive ${path.basename(archive)}: ${(fs.statSync(archive).size / 1e6).toFixed(1)} MB, ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+    );
+    noNode = pathWithoutNode();
+    emulator = await startEmulator({ plan: "payg", dlq: ENTRIES, ...CREDS });
+    p = await PulumiProject.create({
+      name: "release-plugin",
+      program: "",
+      files: { "Pulumi.yaml": PROGRAM },
+      linkNodeModules: false,
+      env: { PATH: noNode, NODE_COMPILE_CACHE: undefined, NODE_OPTIONS: undefined },
+    });
+    await p.cli(["plugin", "install", "resource", PLUGIN_NAME, version, "--file", archive]);
+    for (const [k, v] of [
+      ["accountApiUrl", emulator.url],
+      ["baseUrl", emulator.url],
+      ["username", CREDS.username],
+    ])
+      await p.setConfig(`svc:${k}`, v);
+    await p.setConfig("svc:password", CREDS.password, true);
+    await p.setConfig("svc:token", CREDS.token, true);
+  });
+  after(async () => {
+    try {
+      if (p) assertNoSecrets({ "CLI output": p.transcript }, secretForms(CREDS));
+    } finally {
+      await p?.cleanup();
+      await emulator?.close();
+      if (noNode) fs.rmSync(noNode, { recursive: true, force: true });
+    }
+  });
+
+  /** The installed plugin's executable. */
+  function installed(): string {
+    return path.join(
+      p.dir,
+      ".pulumi-home",
+      "plugins",
+      `resource-${PLUGIN_NAME}-v${version}`,
+      `pulumi-resource-${PLUGIN_NAME}`,
+    );
+  }
+
+  it("is installed by `pulumi plugin install --file`; with no node on PATH it answers the handshake within 1 s", async () => {
+    assert.ok(!fs.readdirSync(noNode).includes("node"));
+    const ls = await p.cli(["plugin", "ls"]);
+    assert.match(
+      ls.stdout,
+      new RegExp(`^${PLUGIN_NAME}\\s+resource\\s+${version.replace(/\./g, "\\.")}\\s`, "m"),
+      ls.stdout,
+    );
+    const first = await handshake(installed(), { PATH: noNode });
+    const second = await handshake(installed(), { PATH: noNode });
+    console.log(
+      `      handshake ${first.ms.toFixed(0)} ms then ${second.ms.toFixed(0)} ms; RSS at rest ${second.rssMb.toFixed(1)} MB`,
+    );
+    assert.ok(second.ms < 1_000, `the handshake took ${second.ms} ms`);
+  });
+
+  it("a YAML program with no plugins path previews, and `up` drains each entry once", async () => {
+    const preview = await p.preview();
+    assert.match(preview.stdout, /\+ 4 to create/, preview.stdout);
+    assert.equal(emulator.state.ledger.totals().distinctEntriesResumed, 0, "preview resumes nothing");
+    await p.up();
+    const outputs = await p.outputs();
+    assert.deepEqual(outputs, {
+      ordersHeaders: {
+        "Svc-Flow-Control-Key": "orders",
+        "Svc-Flow-Control-Value": "parallelism=2",
+        "Svc-Retries": "3",
+      },
+      resumedCount: ENTRIES,
+      complete: true,
+    });
+    const t = emulator.state.ledger.totals();
+    assert.equal(t.distinctEntriesResumed, ENTRIES);
+    assert.equal(t.duplicates, 0, "no entry resumed twice");
+    assert.equal(emulator.state.dlq.size, 0);
+    await p.preview(["--expect-no-changes"]);
+  });
+});
