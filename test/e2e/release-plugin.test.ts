@@ -4,7 +4,8 @@
  * `node` (only the CLI and the YAML language host): `pulumi plugin install resource svc <version>
  * --file <archive>`; the single executable answers the plugin handshake within 1 s; a YAML program
  * with no `plugins.providers` path (an Account, a Workflow, a DlqRecovery) previews, and `up` drains
- * each DLQ entry once in the drain thread (started inside the executable from its asset).
+ * each DLQ entry once in the drain thread (started inside the executable from its asset); one
+ * SIGINT stops a drain with its state saved, and the next `up` completes it.
  *
  * The archive is built once and cached under .toolchain/release/ (by the hash of what went in).
  */
@@ -14,8 +15,10 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
+import { DLQ_RECOVERY_PROVIDER_TYPE } from "../../core/typeTokens";
 import { startEmulator, type RunningEmulator } from "../../emulator";
-import { PulumiProject, REPO_ROOT } from "../helpers/pulumi";
+import { settledResumedCount } from "../helpers/ledger";
+import { PulumiProject, REPO_ROOT, resourceOfType } from "../helpers/pulumi";
 import { assertNoSecrets, secretForms } from "../helpers/secrets";
 import { LINUX_AMD64, PLUGIN_NAME, pluginArchive, releaseVersions } from "../../toolchain/release/plugin";
 
@@ -26,8 +29,8 @@ const CREDS = {
 };
 const ENTRIES = 3_000;
 
-/** The program: no `plugins` section, the provider is the installed plugin. */
-const PROGRAM = `name: release-plugin
+/** The program: no `plugins` section, the provider is the installed plugin; `trigger` starts a new drain. */
+const program = (trigger = 0): string => `name: release-plugin
 runtime: yaml
 resources:
   account:
@@ -45,6 +48,7 @@ resources:
     type: svc:index:DlqRecovery
     properties:
       all: true
+      triggers: [${trigger}]
 outputs:
   ordersHeaders: \${orders.headers}
   resumedCount: \${everything.resumedCount}
@@ -100,7 +104,7 @@ describe("e2e: the release's plugin archive (linux-amd64 single executable) on a
     p = await PulumiProject.create({
       name: "release-plugin",
       program: "",
-      files: { "Pulumi.yaml": PROGRAM },
+      files: { "Pulumi.yaml": program() },
       linkNodeModules: false,
       env: { PATH: noNode, NODE_COMPILE_CACHE: undefined, NODE_OPTIONS: undefined },
     });
@@ -171,5 +175,39 @@ describe("e2e: the release's plugin archive (linux-amd64 single executable) on a
     assert.equal(t.duplicates, 0, "no entry resumed twice");
     assert.equal(emulator.state.dlq.size, 0);
     await p.preview(["--expect-no-changes"]);
+  });
+
+  it("one SIGINT 1 s into a 20,000-entry drain stops it with its state saved; the next up completes it, each entry once", async () => {
+    emulator.reset();
+    emulator.seed(20_000, 27);
+    fs.writeFileSync(path.join(p.dir, "Pulumi.yaml"), program(1));
+    let signalled = 0;
+    const res = await p.up([], {
+      allowFailure: true,
+      onSpawn: (child) =>
+        child.stdout?.on("data", (chunk: Buffer) => {
+          if (signalled !== 0 || !/runs resumed in/.test(chunk.toString())) return;
+          signalled = -1;
+          setTimeout(() => ((signalled = Date.now()), child.kill("SIGINT")), 1_000);
+        }),
+    });
+    const out = `${res.stdout}\n${res.stderr}`;
+    assert.ok(signalled > 0, `SIGINT was sent mid-drain:\n${out}`);
+    assert.notEqual(res.code, 0, out);
+    assert.ok(Date.now() - signalled < 3_000, "the CLI exited within 3 s of the SIGINT");
+    assert.match(
+      out,
+      /DlqRecovery `everything` was stopped \(Ctrl-C, or its `customTimeouts`\) after resuming/,
+    );
+    const ledger = await settledResumedCount(emulator, 300);
+    const saved = resourceOfType((await p.exportState()).deployment, DLQ_RECOVERY_PROVIDER_TYPE).outputs;
+    assert.equal(saved?.complete, false);
+    assert.equal(saved?.resumedCount, ledger, "the saved state counts what the ledger holds");
+    assert.ok(ledger > 0 && ledger < 20_000, `resumed ${ledger} before the stop`);
+    await p.up();
+    assert.equal((await p.outputs()).resumedCount, 20_000);
+    const t = emulator.state.ledger.totals();
+    assert.equal(t.distinctEntriesResumed, 20_000);
+    assert.equal(t.duplicates, 0, "no entry resumed twice");
   });
 });
