@@ -60,6 +60,10 @@
  *   other pieces of the split the window came from that have not answered yet do not count as
  *   sent: they most likely come back empty, and waiting for them would leave the window the cluster
  *   is in to the other rules (its split placed past what its cursor is guessed to have resumed).
+ * - A followed window is split past what its cursor is guessed to have resumed (its oldest
+ *   entries), unless a split it descends from had a piece come back empty above one that came
+ *   back full: the entries left are clustered, not spread, so the guess says nothing of where they
+ *   lie, and the window is halved at its middle (one empty piece a halving, not one per quarter).
  * - Windows are pairwise disjoint and cover what is left of the selection, so requests in flight
  *   never select the same entry, and a window split between its pages loses nothing.
  *
@@ -234,11 +238,31 @@ export interface SplitGroup {
    * from) came back full on their first page. Its pieces are not narrowed any more.
    */
   located?: boolean;
+  /** Lowest start (−∞: open below) of a piece that came back full with a cursor on its first page. */
+  lowestFull?: number;
+  /** Highest start (−∞: open below) of a piece that came back empty on its first page. */
+  highestEmpty?: number;
 }
 
 /** Whether `g` is `of` or a split of one of its pieces' descendants. */
 function descends(g: SplitGroup | undefined, of: SplitGroup): boolean {
   for (let x = g; x !== undefined; x = x.parent) if (x === of) return true;
+  return false;
+}
+
+/**
+ * Whether a split `g` descends from (or `g`) had a piece come back empty above one that came back
+ * full with a cursor, both on their first pages, and is no ladder: the entries left are below
+ * where evenly spread failures would put them (a cursor resumes the oldest first, so what is
+ * left of an even spread lies towards the top), so they are clustered. A piece empty below a
+ * full one says less: the cursor may have passed it.
+ */
+function clusteredBelowIn(g: SplitGroup | undefined): boolean {
+  for (let x = g; x !== undefined; x = x.parent) {
+    if (x.ladder) continue;
+    if (x.lowestFull !== undefined && x.highestEmpty !== undefined && x.highestEmpty > x.lowestFull)
+      return true;
+  }
   return false;
 }
 
@@ -387,7 +411,11 @@ export class WindowPlan {
     ) {
       w.group.full = true;
       w.group.fulls = (w.group.fulls ?? 0) + 1;
+      w.group.lowestFull = Math.min(w.group.lowestFull ?? Infinity, w.window.from ?? -Infinity);
       if (w.group.narrowing === true && w.group.fulls >= 2) w.group.located = true;
+    }
+    if (emptyFirst && w.group) {
+      w.group.highestEmpty = Math.max(w.group.highestEmpty ?? -Infinity, w.window.from ?? -Infinity);
     }
     if (emptyFirst && w.group && !w.group.followed) {
       w.group.empty = true;
@@ -488,6 +516,18 @@ export class WindowPlan {
     if (!this.sawEmptyWindow || this.density() !== undefined || w.window.from === undefined) return false;
     for (let g = w.group; g !== undefined; g = g.parent) if (g.located === true) return false;
     return this.open.filter((o) => !o.held && !this.probing(o, w)).length <= NARROW_WINDOWS;
+  }
+
+  /**
+   * Whether `w` is split at its middle, not past what its cursor is guessed to have resumed:
+   * failures are clustered (a window came back empty, the density is unknown), `w` has a lower
+   * bound, is not inside a located cluster, and a split it descends from found the entries left
+   * below where an even spread would put them ({@link clusteredBelowIn}).
+   */
+  private clusteredBelow(w: PlannedWindow): boolean {
+    if (!this.sawEmptyWindow || this.density() !== undefined || w.window.from === undefined) return false;
+    for (let g = w.group; g !== undefined; g = g.parent) if (g.located === true) return false;
+    return clusteredBelowIn(w.group);
   }
 
   /**
@@ -637,11 +677,13 @@ export class WindowPlan {
     // as much is left as it has resumed (the median guess when nothing else is known), more when
     // the density says so; so has the oldest piece of such a window, once it was followed too.
     const below = w.drainedBelow === true && w.pages >= 1;
+    // Where the entries left are clustered, what a cursor resumed says nothing of where they lie:
+    // the window is halved at its middle, one empty piece a halving.
     const drained = narrow
       ? 0
       : probe
         ? 2 * PROBE_SHARE - 1
-        : w.pages >= 2 || below
+        : (w.pages >= 2 || below) && !this.clusteredBelow(w)
           ? this.drainedShare(w, at.now)
           : 0;
     // Where failures start is not known (no `fromDate`): pieces narrow at the recent end.

@@ -309,6 +309,42 @@ describe("client/windowPlan (the planner, without I/O)", () => {
       assert.ok(Math.abs(width(k1) - width(k2)) <= 1, "at the middle");
     });
 
+    it("halves a window at its middle once a split found its entries below an empty piece", () => {
+      const saved = {
+        version: 1 as const,
+        windows: [
+          { from: 0, to: 999_999 },
+          { from: 1_000_000, to: 2_000_000 },
+          { from: 3_000_000, to: 4_000_000 },
+        ],
+        runs: 5_000,
+        shortfall: 0,
+      };
+      const plan = WindowPlan.start({}, saved, undefined, SETTINGS);
+      const [a, b] = [plan.take()!, plan.take()!];
+      plan.take(); // the third window stays in flight: more than one window is sent
+      const at = { ...AT, inFlight: 1 };
+      plan.answer(a, 0, undefined, at);
+      // Followed for two pages (the gate is busy, so no split), then split past what its cursor
+      // is guessed to have resumed.
+      for (const cursor of ["b1", "b2"]) {
+        assert.equal(plan.answer(b, 50, cursor, { ...at, gateWaiting: GATE_BACKLOG }).kind, "continue");
+        plan.take();
+      }
+      const d = plan.answer(b, 50, "b3", at);
+      const [lower, upper] = d.kind === "split" ? d.into : [];
+      const width = (x: PlannedWindow) => (x.window.to as number) - (x.window.from as number) + 1;
+      assert.ok(width(lower) > 2 * width(upper), "the first split places its pieces past the cursor's guess");
+      plan.take();
+      plan.take();
+      // The upper piece is empty, the lower full: what is left lies low, in a cluster.
+      plan.answer(upper, 0, undefined, at);
+      const next = plan.answer(lower, 50, "l", at);
+      assert.equal(next.kind, "split");
+      const [k1, k2] = next.kind === "split" ? next.into : [];
+      assert.ok(Math.abs(width(k1) - width(k2)) <= 1, `halved at the middle: ${width(k1)} and ${width(k2)}`);
+    });
+
     it("sends what is held once no other window is open", () => {
       const { plan, w } = clusteredPlan();
       const d = plan.answer(w, 50, "c1", AT);
