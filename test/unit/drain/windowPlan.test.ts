@@ -171,6 +171,19 @@ describe("client/windowPlan (the planner, without I/O)", () => {
     assert.ok(next.kind === "split" && next.into.every((p) => !p.held), "every piece is sent: no probe");
   });
 
+  it("splits the oldest piece of a ladder, open below, into two: its older rungs are mostly empty", () => {
+    const plan = fresh({ ...SETTINGS, horizonMs: 90 * DAY });
+    plan.answer(plan.take()!, 50, "c0", AT);
+    const oldest = plan.take()!;
+    while (plan.take() !== undefined);
+    assert.equal(oldest.window.from, undefined, "the ladder's oldest piece stays open below");
+    plan.runs = 5_000; // past 500 runs the budget has room for more pieces
+    const d = plan.answer(oldest, 50, "c1", { ...AT, inFlight: 3 });
+    assert.equal(d.kind, "split");
+    assert.equal(d.kind === "split" && d.into.length, 2);
+    assert.equal(d.kind === "split" && d.into[0].window.from, undefined, "the older piece stays open below");
+  });
+
   describe("clustered failures: a probe is sent, the rest held aside", () => {
     /** A plan whose first split came back with its first piece only (the others empty). */
     function clusteredPlan(runs = 2_550): { plan: WindowPlan; w: PlannedWindow } {
