@@ -5,9 +5,13 @@
  * --file <archive>`; the single executable answers the plugin handshake within 1 s; a YAML program
  * with no `plugins.providers` path (an Account, a Workflow, a DlqRecovery) previews, and `up` drains
  * each DLQ entry once in the drain thread (started inside the executable from its asset); one
- * SIGINT stops a drain with its state saved, and the next `up` completes it.
+ * SIGINT stops a drain with its state saved, and the next `up` completes it. Then, with Node.js
+ * back on PATH, the release's policy pack (`svc-limits-policy-pack-v<version>.tar.gz`,
+ * toolchain/release/policyPack.ts), unpacked into an empty temporary folder with no npm install,
+ * refuses a preview of the program with an over-limit Workflow and passes a within-limit one.
  *
- * The archive is built once and cached under .toolchain/release/ (by the hash of what went in).
+ * The plugin archive is built once and cached under .toolchain/release/ (by the hash of what went
+ * in); the pack is bundled afresh (about 2 s).
  */
 import * as assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
@@ -21,6 +25,7 @@ import { settledResumedCount } from "../helpers/ledger";
 import { PulumiProject, REPO_ROOT, resourceOfType } from "../helpers/pulumi";
 import { assertNoSecrets, secretForms } from "../helpers/secrets";
 import { LINUX_AMD64, PLUGIN_NAME, pluginArchive, releaseVersions } from "../../toolchain/release/plugin";
+import { policyPackArchive, policyPackName } from "../../toolchain/release/policyPack";
 
 const CREDS = {
   username: "release@example.com",
@@ -30,7 +35,7 @@ const CREDS = {
 const ENTRIES = 3_000;
 
 /** The program: no `plugins` section, the provider is the installed plugin; `trigger` starts a new drain. */
-const program = (trigger = 0): string => `name: release-plugin
+const program = (trigger = 0, parallelism = 2): string => `name: release-plugin
 runtime: yaml
 resources:
   account:
@@ -43,7 +48,7 @@ resources:
       retries: 3
       flowControl:
         key: orders
-        parallelism: 2
+        parallelism: ${parallelism}
   everything:
     type: svc:index:DlqRecovery
     properties:
@@ -209,5 +214,40 @@ describe("e2e: the release's plugin archive (linux-amd64 single executable) on a
     const t = emulator.state.ledger.totals();
     assert.equal(t.distinctEntriesResumed, 20_000);
     assert.equal(t.duplicates, 0, "no entry resumed twice");
+  });
+
+  it("with node back on PATH, the release's policy pack, unpacked, refuses an over-limit Workflow and passes a within-limit one", async () => {
+    const t0 = Date.now();
+    const archive = await policyPackArchive();
+    const built = ((Date.now() - t0) / 1000).toFixed(1);
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "pulumi-svc-release-pack-"));
+    try {
+      await promisify(execFile)("tar", ["-xzf", archive, "-C", root]);
+      const pack = path.join(root, policyPackName(version).folder);
+      console.log(
+        `      policy pack ${path.basename(archive)}: ${(fs.statSync(archive).size / 1e6).toFixed(1)} MB, built in ${built} s`,
+      );
+      const withNode = { env: { PATH: process.env.PATH } };
+      fs.writeFileSync(path.join(p.dir, "Pulumi.yaml"), program(1, 11));
+      const refused = await p.preview(["--policy-pack", pack], { ...withNode, allowFailure: true });
+      const out = `${refused.stdout}\n${refused.stderr}`;
+      assert.notEqual(refused.code, 0, out);
+      const message =
+        "Workflow `orders` must not set flowControl.parallelism above 10 (account max_parallelism, " +
+        "from the live account record); it sets 11.";
+      assert.equal(out.split(message).length - 1, 1, `${message}\n--- output\n${out}`);
+      assert.match(
+        refused.stdout,
+        /\[mandatory\]\s+workflow-max-parallelism\s+\(svc:index:Workflow: orders\)/,
+      );
+      fs.writeFileSync(path.join(p.dir, "Pulumi.yaml"), program(1, 10));
+      const passed = await p.preview(["--policy-pack", pack], withNode);
+      assert.doesNotMatch(passed.stdout, /\[mandatory\]|\[advisory\]/, passed.stdout);
+      const literal = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      const ran = new RegExp(`^\\s*${literal(`svc-limits|local|${pack}`)}\\s+${literal(version)}$`, "m");
+      assert.match(passed.stdout, ran, `the pack ran, version ${version}:\n${passed.stdout}`);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 });

@@ -186,16 +186,17 @@ async function singleExecutable(node: string, main: string, drainThread: string,
 }
 
 /**
- * Packs `dir/name` into `out` (gzip), owned by root, dated by the last commit; streamed through a
- * pipe, not buffered in this process (the executable is 141 MB; postject alone peaks at 1.1 GB RSS).
+ * Packs `dir/name` (a file or a folder) into `out` (gzip), sorted by name, owned by root, dated by
+ * the last commit; streamed through a pipe, not buffered in this process (the executable is
+ * 141 MB; postject alone peaks at 1.1 GB RSS).
  */
-function tarGz(dir: string, name: string, out: string): void {
+export function tarGz(dir: string, name: string, out: string): void {
   const date = execFileSync("git", ["log", "-1", "--format=%ct"], {
     cwd: REPO_ROOT,
     encoding: "utf8",
   }).trim();
   const script =
-    'tar -cf - --owner=0 --group=0 --numeric-owner --mtime="@$DATE" -C "$DIR" "$NAME" | gzip -9 -n >"$OUT"';
+    'tar -cf - --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$DATE" -C "$DIR" "$NAME" | gzip -9 -n >"$OUT"';
   execFileSync("bash", ["-c", `set -euo pipefail; ${script}`], {
     env: { ...process.env, DATE: date, DIR: dir, NAME: name, OUT: out },
     stdio: ["ignore", "inherit", "inherit"],
