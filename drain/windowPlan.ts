@@ -74,7 +74,24 @@ import { CursorChain } from "./cursorDrain";
 import { MAX_RUNS_PER_REQUEST, type DlqSelection } from "../client/contract";
 import type { DrainWindow, OpenWindow, WindowDrainState } from "./types";
 import {
+  GATE_BACKLOG,
+  MAX_PIECES,
+  LATER_PIECES,
+  OLDER_LADDER_PIECES,
+  PROBE_SHARE,
+  DENSE_AFTER,
+  PAY_PAGES,
+  PIECE_PAGES,
+  TAIL_SPLIT_RUNS,
+  TAIL_WINDOWS,
+  DRAINED_MAX,
+  DRAINED_MIN,
+  DENSITY_SAMPLE,
+  NARROW_PIECES,
+  NARROW_WINDOWS,
   SMALL_DRAIN_RUNS,
+} from "./planKnobs";
+import {
   effectiveRange,
   rootWindow,
   splitOpenBelow,
@@ -83,83 +100,25 @@ import {
   type WindowBudget,
 } from "./windows";
 
-/**
- * Requests waiting at the rate gate from which the rate, not latency, bounds the drain: no more
- * windows are opened then. Two rather than one, so jitter in latency does not leave the gate idle.
- */
-export const GATE_BACKLOG = 2;
-/** Most pieces one split makes: the ladder of a selection open below ({@link splitOpenBelow}). */
-export const MAX_PIECES = 4;
-/**
- * Most pieces of every other split. Each piece ends with a page that is not full, and windows
- * opened later are placed with more answers in: measured in the simulator (docs/benchmarks.md,
- * section 9), 3 rather than 4 takes fewer requests for the same windows in flight.
- */
-export const LATER_PIECES = 3;
-/**
- * Most pieces of the ladder of a window open below that is itself a piece (the oldest of an
- * earlier ladder): its rungs past the first lie three and nine times as far back, each most often
- * an empty request. 2 rather than {@link LATER_PIECES} in the simulator: 1,200 evenly spread
- * entries with no account settings in at most 30 requests (31), spread rows up to +0.009.
- */
-export const OLDER_LADDER_PIECES = 2;
-/**
- * Share of a window its probe covers (from the window's start) when failures are clustered: the
- * probe comes back empty (one request wasted) about `1 − PROBE_SHARE` of the time.
- */
-export const PROBE_SHARE = 0.85;
-/**
- * Probes in a row that came back with runs after which a clustered window is split into pieces
- * that are all sent: the window is probably no wider than its cluster.
- */
-export const DENSE_AFTER = 4;
-/**
- * Full pages of work each window opened past {@link SMALL_DRAIN_RUNS} runs must pay for (its page
- * that is not full costs up to one request): the windows opened past 500 runs stay within the
- * runs resumed since plus the entries the open windows are expected to hold, over this many
- * pages. With the density known, a drain of 1,200 evenly spread entries opens about 3.
- */
-export const PAY_PAGES = 4;
-/** Full pages each piece of a split past {@link SMALL_DRAIN_RUNS} runs is expected to hold. */
-export const PIECE_PAGES = 1;
-/**
- * Runs after which the last windows left are split although the density says they hold little
- * ({@link WindowPlan.pieces}). Below, the tail's extra requests are a large share of the drain's
- * (1,200 evenly spread entries in at most 30 requests, issue 27).
- */
-export const TAIL_SPLIT_RUNS = 2_000;
-/**
- * Windows sent at most for the tail rule ({@link TAIL_SPLIT_RUNS}): with so few, the gate (about
- * 7 at 100 requests a second and 50 ms) is mostly idle.
- */
-export const TAIL_WINDOWS = 3;
-/**
- * The most of a followed window's width taken as resumed when it is split: the density is an
- * average, and a piece that starts past what is left comes back empty.
- */
-export const DRAINED_MAX = 0.8;
-/**
- * The least of a followed window's width taken as resumed when it is split and the density near
- * it says less: an estimate, trusted below half (the median guess when nothing is known) but not
- * far below, as a first piece placed under what the cursor resumed comes back empty. Measured in
- * the simulator (docs/benchmarks.md, section 9): 0.4 rather than 0.5.
- */
-export const DRAINED_MIN = 0.4;
-/** Entries the closed windows must have held before their density is trusted. */
-export const DENSITY_SAMPLE = 10;
-/**
- * Pieces of a split that narrows a cluster ({@link WindowPlan.narrows}), all sent: until the
- * cluster is found one comes back full and the others empty, so a round trip learns log2 of it
- * for one request less than it. 2 rather than 3 or 4 in the simulator (docs/benchmarks.md,
- * section 9): the outage at 5,000 0.411, 0.383, 0.296 (the allowance runs out sooner).
- */
-export const NARROW_PIECES = 2;
-/**
- * Windows sent at most while a cluster is narrowed ({@link WindowPlan.narrows}): with more, other
- * windows keep the gate busy and the density rules serve better (three bursts at 20,000: 0.673
- * with 1, 0.569 with 3).
- */
-export const NARROW_WINDOWS = 1;
+// The tuned constants, in `planKnobs.ts`; exported from here too, as before.
+export {
+  GATE_BACKLOG,
+  MAX_PIECES,
+  LATER_PIECES,
+  OLDER_LADDER_PIECES,
+  PROBE_SHARE,
+  DENSE_AFTER,
+  PAY_PAGES,
+  PIECE_PAGES,
+  TAIL_SPLIT_RUNS,
+  TAIL_WINDOWS,
+  DRAINED_MAX,
+  DRAINED_MIN,
+  DENSITY_SAMPLE,
+  NARROW_PIECES,
+  NARROW_WINDOWS,
+};
+
 /**
  * Windows that keep the rate gate busy: `ceil(rate × round trip) + GATE_BACKLOG`, at most
  * `concurrency`; `concurrency` when the gate's rate or the round trip is not known.

@@ -26,34 +26,34 @@
 import { SvcError } from "../client/errors";
 import { MAX_RUNS_PER_REQUEST, type DlqSelection } from "../client/contract";
 import type { DrainWindow, OpenWindow, WindowDrainState } from "./types";
+import {
+  WINDOW_OVERHEAD,
+  DEFAULT_WINDOW_ALLOWANCE,
+  SMALL_DRAIN_RUNS,
+  LARGE_DRAIN_CREDIT,
+  DAILY_LIMIT_SHARE,
+  DEFAULT_HORIZON_MS,
+  MAX_SAVED_WINDOWS,
+  LOG_SPLIT_AFTER,
+  LADDER_FIRST_MS,
+  LADDER_RATIO,
+  LADDER_OLDER_RATIO,
+} from "./planKnobs";
 
-/** Window budget: the share of requests beyond ceil(N/50) a drain may spend on windows. */
-export const WINDOW_OVERHEAD = 0.1;
-/** Window budget: windows a drain may open before it has resumed anything. */
-export const DEFAULT_WINDOW_ALLOWANCE = 4;
-/**
- * Window budget: runs a drain resumes before it earns the larger allowance. Up to this many
- * entries a drain costs at most `ceil(N/50) + allowance` requests.
- */
-export const SMALL_DRAIN_RUNS = 500;
-/**
- * Window budget: requests a drain earns beyond `allowance` once more than {@link SMALL_DRAIN_RUNS}
- * runs were resumed (with the default allowance, the `+ 24` of `1.10 × ceil(N/50) + 24`).
- */
-export const LARGE_DRAIN_CREDIT = 20;
-/**
- * Window budget: the share of the account's daily request limit that the requests of one drain
- * beyond ceil(N/50) may take, when the limit is known (the free plan's 1,000 a day: 20).
- */
-export const DAILY_LIMIT_SHARE = 0.02;
-/**
- * How far back from now failures are looked for when the selection has no `fromDate`: 90 days,
- * the longest DLQ retention of the published plans. Only where windows are split depends on it;
- * the first window stays open below, so older entries are still resumed.
- */
-export const DEFAULT_HORIZON_MS = 90 * 86_400_000;
-/** Most windows a saved state may hold. */
-export const MAX_SAVED_WINDOWS = 64;
+// The tuned constants, in `planKnobs.ts`; exported from here too, as before.
+export {
+  WINDOW_OVERHEAD,
+  DEFAULT_WINDOW_ALLOWANCE,
+  SMALL_DRAIN_RUNS,
+  LARGE_DRAIN_CREDIT,
+  DAILY_LIMIT_SHARE,
+  DEFAULT_HORIZON_MS,
+  MAX_SAVED_WINDOWS,
+  LOG_SPLIT_AFTER,
+  LADDER_FIRST_MS,
+  LADDER_RATIO,
+  LADDER_OLDER_RATIO,
+};
 
 function invalid(message: string): SvcError {
   return new SvcError("SVC_INVALID_ARGUMENT", message);
@@ -147,18 +147,6 @@ export function splitWindowInto(
   out.push(window.to !== undefined ? { from: from as number, to: window.to } : { from: from as number });
   return out;
 }
-
-/**
- * A window whose oldest point is more than this many times as far back from now as its newest
- * is split evenly in log(now − t) rather than in t: failures are likelier recent.
- */
-export const LOG_SPLIT_AFTER = 3;
-/** A ladder split ({@link splitOpenBelow}) of a window that ends now: its newest piece, 15 minutes. */
-export const LADDER_FIRST_MS = 15 * 60_000;
-/** A ladder split of a window that ends now: each split point 6 times as far back as the one before. */
-export const LADDER_RATIO = 6;
-/** A ladder split of a window that ends `d` before now: split points at 3d, 9d, 27d back. */
-export const LADDER_OLDER_RATIO = 3;
 
 /**
  * Splits a window that is open below (no `fromDate`: where failures start is not known) into
