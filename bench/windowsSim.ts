@@ -6,25 +6,23 @@
  * `Burst-RateLimit-*` on every answer and 429 past the limit). The scenarios of issue 27
  * (`bench/windowScenarios.ts`) with each account setting: no account settings (90-day horizon,
  * the gate learns the rate from the headers), payg (7-day retention) and free (3-day retention,
- * daily limit 1,000). Nothing sleeps on real time: a run takes seconds, so a planner change can
- * be measured before the real bench is run.
+ * daily limit 1,000). Nothing sleeps on real time: a planner change is measured in seconds.
  *
  *   node -r ts-node/register/transpile-only bench/windowsSim.ts [--sizes 2500,5000,20000,100000]
  *     [--scenarios uniform,hour,window,outage,bursts,urls] [--horizons unknown,payg,free]
  *     [--small 237,500,501,1200] [--trials 5] [--jitter 9] [--trace] [--allowance n]
- *     [--run-ids sdk,app,mixed,numeric,hex | all] [--no-ceiling] [--sequential]
+ *     [--run-ids sdk,app,mixed,numeric,hex | all] [--no-ceiling] [--sequential] [--svg file]
  *
  * `--allowance n` drains with `windowAllowance: n` instead of the default 4. `--run-ids`: the
  * shapes of the entries' run IDs (`emulator/run-ids.ts`), each a row of its own (default `sdk`,
  * the official SDK's; `all`: every shape but `numeric`). The `ceiling` column: the median share of
  * an oracle drain that knows where every entry is (`bench/lib/ceiling.ts`), same entries, gate and
  * latency; a target is out of reach only where it is below it. `--sequential`: a row of the
- * sequential drain (`concurrency: 1`) before each size.
+ * sequential drain (`concurrency: 1`) before each size. `--svg file`: the table as a chart too.
  *
  * What HTTP and the event loop add to each request is modelled as 0 to `--jitter` − 1 ms,
  * uniform, seeded per trial (each trial's latencies differ, as two real runs' do); `--jitter 0`
- * is 50 ms flat. The default, {@link DEFAULT_JITTER}, is calibrated in docs/benchmarks.md,
- * section 9.
+ * is 50 ms flat. The default, {@link DEFAULT_JITTER}, is calibrated in docs/benchmarks.md (9).
  */
 import { RateGate } from "../drain/rateGate";
 import type { CallState } from "../client/request";
@@ -38,6 +36,7 @@ import { median, quantile } from "./lib/stats";
 import { benchMain } from "./lib/main";
 import { mulberry32 } from "../emulator/prng";
 import { result, type BenchResult } from "./lib/result";
+import { writeSimChart } from "./lib/simChart";
 import {
   HORIZON_TITLES,
   SCENARIOS,
@@ -392,6 +391,8 @@ export async function run(): Promise<BenchResult> {
     ],
     rows,
   });
+  const sim = { trials: count, horizons, latencyMs: LATENCY_MS, limit: LIMIT };
+  writeSimChart(arg("svg"), r.tables[0], { ...sim, jitter: Number(arg("jitter") ?? DEFAULT_JITTER) });
   return r;
 }
 
