@@ -81,18 +81,18 @@ export function archiveName(t: PluginTarget, version: string): string {
   return `pulumi-resource-${PLUGIN_NAME}-v${version}-${t.os}-${t.arch}.tar.gz`;
 }
 
-/** The two bundles (provider and drain thread), in `dir`; returns their paths. */
-export async function bundle(dir: string, version: string): Promise<{ main: string; drainThread: string }> {
-  const esbuild = require("esbuild") as typeof import("esbuild");
-  fs.mkdirSync(dir, { recursive: true });
-  const main = path.join(dir, "provider.js");
-  const drainThread = path.join(dir, DRAIN_THREAD_ASSET);
-  const common = {
+/**
+ * The esbuild options every bundle of the release shares: one CommonJS file for the Node.js major
+ * version of the release's executable, minified, names kept (stack traces stay readable).
+ *
+ * @param node - the release's Node.js version, e.g. "24.21.0"
+ */
+export function bundleOptions(node: string) {
+  return {
     bundle: true,
     platform: "node",
     format: "cjs",
-    target: `node${releaseVersions().node.split(".")[0]}`,
-    define: { SVC_BUNDLED_VERSION: JSON.stringify(version) },
+    target: `node${node.split(".")[0]}`,
     minifyWhitespace: true,
     minifySyntax: true,
     keepNames: true,
@@ -100,6 +100,18 @@ export async function bundle(dir: string, version: string): Promise<{ main: stri
     logLevel: "error",
     absWorkingDir: REPO_ROOT,
   } as const;
+}
+
+/** The two bundles (provider and drain thread), in `dir`; returns their paths. */
+export async function bundle(dir: string, version: string): Promise<{ main: string; drainThread: string }> {
+  const esbuild = require("esbuild") as typeof import("esbuild");
+  fs.mkdirSync(dir, { recursive: true });
+  const main = path.join(dir, "provider.js");
+  const drainThread = path.join(dir, DRAIN_THREAD_ASSET);
+  const common = {
+    ...bundleOptions(releaseVersions().node),
+    define: { SVC_BUNDLED_VERSION: JSON.stringify(version) },
+  };
   await esbuild.build({ ...common, entryPoints: ["provider/index.ts"], outfile: main });
   // Run as code (`eval: true`), a script at the worker's global scope: wrapped in a function, so
   // that its top-level names (`var crypto`) are not globals (`globalThis.crypto` has only a getter).

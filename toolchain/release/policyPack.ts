@@ -19,7 +19,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Plugin } from "esbuild";
 import { REPO_ROOT } from "../pulumi-project";
-import { RELEASE_CACHE, releaseVersions, tarGz, type ReleaseVersions } from "./plugin";
+import { RELEASE_CACHE, bundleOptions, releaseVersions, tarGz, type ReleaseVersions } from "./plugin";
 
 /** The pack's npm name (policies/package.json). */
 const PACK_PACKAGE = "svc-limits-policy-pack";
@@ -45,18 +45,7 @@ const NO_TYPESCRIPT: Plugin = {
 /** Bundles the pack and its runner into `dir`. */
 async function bundlePack(dir: string, v: ReleaseVersions): Promise<void> {
   const esbuild = require("esbuild") as typeof import("esbuild");
-  const common = {
-    bundle: true,
-    platform: "node",
-    format: "cjs",
-    target: `node${v.node.split(".")[0]}`,
-    minifyWhitespace: true,
-    minifySyntax: true,
-    keepNames: true,
-    legalComments: "none",
-    logLevel: "error",
-    absWorkingDir: REPO_ROOT,
-  } as const;
+  const common = bundleOptions(v.node);
   await esbuild.build({
     ...common,
     entryPoints: ["policies/index.ts"],
