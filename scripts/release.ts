@@ -5,8 +5,10 @@
  * SHA-256 of each artifact (`sha256sum -c checksums.txt` verifies them). Everything it downloads
  * comes from the npm registry.
  *
- * Built today: the linux-amd64 plugin and the policy pack (both tested by
- * test/e2e/release-plugin.test.ts).
+ * The plugins of linux-amd64 (tested by test/e2e/release-plugin.test.ts), linux-arm64,
+ * windows-amd64 and darwin-amd64 (built and checksummed, untested here; darwin unsigned): each line
+ * of the output says which. A platform whose Node.js package is not served at its version is named
+ * as not built, and the rest of the release is still written.
  *
  * @packageDocumentation
  */
@@ -15,10 +17,15 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { REPO_ROOT } from "../toolchain/pulumi-project";
 import { policyPackArchive } from "../toolchain/release/policyPack";
-import { LINUX_AMD64, pluginArchive, releaseVersions, type PluginTarget } from "../toolchain/release/plugin";
-
-/** The platforms whose plugin is built. */
-const TARGETS: PluginTarget[] = [LINUX_AMD64];
+import {
+  NodeUnavailableError,
+  PLUGIN_TARGETS,
+  nodeVersionOf,
+  platformOf,
+  pluginArchive,
+  releaseVersions,
+  type ReleaseVersions,
+} from "../toolchain/release/plugin";
 
 /** `<sha256>  <name>` lines of the files of `dir`, sorted by name (the format `sha256sum -c` reads). */
 function checksums(dir: string): string {
@@ -41,14 +48,33 @@ function mb(bytes: number): string {
   return `${(bytes / 1e6).toFixed(1)} MB`;
 }
 
-/** Builds one artifact and copies it into `out`, printing its size and build time. */
-async function add(out: string, build: () => Promise<string>): Promise<void> {
+/** Builds one artifact and copies it into `out`, printing its size, build time and `note`. */
+async function add(out: string, build: () => Promise<string>, note = ""): Promise<void> {
   const t0 = Date.now();
   const artifact = await build();
   const dest = path.join(out, path.basename(artifact));
   fs.copyFileSync(artifact, dest);
   const s = ((Date.now() - t0) / 1000).toFixed(1);
-  console.log(`  ${path.basename(dest)}  ${mb(fs.statSync(dest).size)}  (${s} s)`);
+  console.log(`  ${path.basename(dest)}  ${mb(fs.statSync(dest).size)}  (${s} s)${note ? `  ${note}` : ""}`);
+}
+
+/**
+ * Builds every platform's plugin into `out`; returns the platforms not built, each with why (its
+ * Node.js package is not served at its version). Any other failure fails the release.
+ */
+async function plugins(out: string, v: ReleaseVersions): Promise<string[]> {
+  const missing: string[] = [];
+  for (const t of PLUGIN_TARGETS) {
+    const note = `${platformOf(t)}, Node.js ${nodeVersionOf(t, v)}: ${t.note}`;
+    try {
+      await add(out, () => pluginArchive(t, v), note);
+    } catch (e) {
+      if (!(e instanceof NodeUnavailableError)) throw e;
+      missing.push(`${platformOf(t)} (${e.message})`);
+      console.log(`  NOT BUILT: ${platformOf(t)}: ${e.message}`);
+    }
+  }
+  return missing;
 }
 
 async function main(): Promise<void> {
@@ -57,12 +83,13 @@ async function main(): Promise<void> {
   const out = path.join(REPO_ROOT, "release", v.version);
   fs.rmSync(out, { recursive: true, force: true });
   fs.mkdirSync(out, { recursive: true });
-  console.log(`release ${v.version} (Node.js ${v.node} in the plugins) into release/${v.version}/`);
-  for (const t of TARGETS) await add(out, () => pluginArchive(t, v));
+  console.log(`release ${v.version} into release/${v.version}/`);
+  const missing = await plugins(out, v);
   await add(out, () => policyPackArchive(v));
   fs.writeFileSync(path.join(out, "checksums.txt"), checksums(out));
   console.log(`  checksums.txt (verify: cd release/${v.version} && sha256sum -c checksums.txt)`);
   console.log(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  if (missing.length > 0) console.log(`not built: ${missing.join("; ")}`);
 }
 
 main().catch((e: unknown) => {
