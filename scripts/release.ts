@@ -1,9 +1,11 @@
 /**
  * `npm run release`: writes `release/<version>/` (git-ignored), the release of the version in
  * package.json: the provider plugin archive of each platform (toolchain/release/plugin.ts), the
- * policy pack with its dependencies (toolchain/release/policyPack.ts) and `checksums.txt`, the
- * SHA-256 of each artifact (`sha256sum -c checksums.txt` verifies them). Everything it downloads
- * comes from the npm registry.
+ * policy pack with its dependencies (toolchain/release/policyPack.ts), the npm tarball, the Python
+ * wheel and sdist and the Go module as a GOPROXY folder (toolchain/release/packages.ts), and
+ * `checksums.txt`, the SHA-256 of each file (`sha256sum -c checksums.txt` verifies them).
+ * Everything it downloads comes from the package registries (npm, PyPI for the Python build
+ * environment, the Go module proxy for toolchain/go).
  *
  * The plugins of linux-amd64 (tested by test/e2e/release-plugin.test.ts), linux-arm64,
  * windows-amd64 and darwin-amd64 (built and checksummed, untested here; darwin unsigned): each line
@@ -16,6 +18,7 @@ import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { REPO_ROOT } from "../toolchain/pulumi-project";
+import { goProxy, npmPackage, pythonPackages } from "../toolchain/release/packages";
 import { policyPackArchive } from "../toolchain/release/policyPack";
 import {
   NodeUnavailableError,
@@ -27,12 +30,17 @@ import {
   type ReleaseVersions,
 } from "../toolchain/release/plugin";
 
-/** `<sha256>  <name>` lines of the files of `dir`, sorted by name (the format `sha256sum -c` reads). */
+/** The files under `dir`, as paths relative to it, sorted. */
+function filesUnder(dir: string): string[] {
+  return (fs.readdirSync(dir, { recursive: true }) as string[])
+    .filter((f) => fs.statSync(path.join(dir, f)).isFile())
+    .sort();
+}
+
+/** `<sha256>  <path>` lines of the files under `dir`, sorted by path (the format `sha256sum -c` reads). */
 function checksums(dir: string): string {
-  return fs
-    .readdirSync(dir)
+  return filesUnder(dir)
     .filter((f) => f !== "checksums.txt")
-    .sort()
     .map(
       (f) =>
         `${crypto
@@ -43,19 +51,31 @@ function checksums(dir: string): string {
     .join("");
 }
 
-/** Megabytes, one decimal. */
+/** Megabytes, one decimal; kilobytes under 1 MB. */
 function mb(bytes: number): string {
-  return `${(bytes / 1e6).toFixed(1)} MB`;
+  return bytes < 1e6 ? `${(bytes / 1e3).toFixed(1)} kB` : `${(bytes / 1e6).toFixed(1)} MB`;
 }
 
-/** Builds one artifact and copies it into `out`, printing its size, build time and `note`. */
-async function add(out: string, build: () => Promise<string>, note = ""): Promise<void> {
+/** The size of a file, or of all files under a folder. */
+function sizeOf(p: string): number {
+  return fs.statSync(p).isFile()
+    ? fs.statSync(p).size
+    : filesUnder(p).reduce((n, f) => n + sizeOf(path.join(p, f)), 0);
+}
+
+/**
+ * Builds artifacts (files or folders) and copies them into `out`, printing each one's size, the
+ * build time and `note`.
+ */
+async function add(out: string, build: () => Promise<string | string[]>, note = ""): Promise<void> {
   const t0 = Date.now();
-  const artifact = await build();
-  const dest = path.join(out, path.basename(artifact));
-  fs.copyFileSync(artifact, dest);
+  const built = await build();
   const s = ((Date.now() - t0) / 1000).toFixed(1);
-  console.log(`  ${path.basename(dest)}  ${mb(fs.statSync(dest).size)}  (${s} s)${note ? `  ${note}` : ""}`);
+  for (const artifact of Array.isArray(built) ? built : [built]) {
+    const dest = path.join(out, path.basename(artifact));
+    fs.cpSync(artifact, dest, { recursive: true });
+    console.log(`  ${path.basename(dest)}  ${mb(sizeOf(dest))}  (${s} s)${note ? `  ${note}` : ""}`);
+  }
 }
 
 /**
@@ -85,7 +105,10 @@ async function main(): Promise<void> {
   fs.mkdirSync(out, { recursive: true });
   console.log(`release ${v.version} into release/${v.version}/`);
   const missing = await plugins(out, v);
-  await add(out, () => policyPackArchive(v));
+  await add(out, () => policyPackArchive(v), "the policy pack: runs in Node.js >= 22.19");
+  await add(out, async () => npmPackage(), "npm install <file>: the TypeScript package");
+  await add(out, async () => pythonPackages(), "pip install <file>");
+  await add(out, async () => goProxy(v), `GOPROXY=file://…/goproxy: module …/sdk/go v${v.version}`);
   fs.writeFileSync(path.join(out, "checksums.txt"), checksums(out));
   console.log(`  checksums.txt (verify: cd release/${v.version} && sha256sum -c checksums.txt)`);
   console.log(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
