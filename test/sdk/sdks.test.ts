@@ -2,7 +2,9 @@
  * The Python and Go SDKs (sdk/): generated from the schema the svc provider serves, committed as
  * generated, and tested with Pulumi's mocks in their own language (test/sdk/python with pytest,
  * test/sdk/go with `go test`; sdk/go with its own `go.sum`, so that it builds with the default
- * `GOSUMDB`). The schema itself is checked here as the CLI receives it
+ * `GOSUMDB`). The mock tests run on the release's packages (toolchain/release/packages.ts), as a
+ * user installs them, not on the source tree: the wheel in a fresh virtualenv, the module from
+ * the release's GOPROXY=file:// folder. The schema itself is checked here as the CLI receives it
  * (`pulumi package get-schema` of the built provider) against the TypeScript declarations, read
  * through the compiler: every `Account` output and every `DlqRecoveryArgs` input.
  *
@@ -15,7 +17,12 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import ts from "typescript";
+import { goProxy, pythonPackages } from "../../toolchain/release/packages";
+import { releaseVersions } from "../../toolchain/release/plugin";
 import { REPO_ROOT } from "../helpers/pulumi";
+
+/** The Go SDK's module path (sdk/go/go.mod). */
+const SDK_MODULE = "github.com/pulumi-svc/pulumi-svc/sdk/go";
 
 const exec = promisify(execFile);
 const BIG = { maxBuffer: 64 * 1024 * 1024 };
@@ -129,10 +136,21 @@ describe("SDKs: Python and Go from the provider's schema", function () {
     }
   });
 
-  it("Python: the SDK under Pulumi's mocks (pytest)", async () => {
+  it("Python: the release's wheel, in a fresh virtualenv, under Pulumi's mocks (pytest)", async () => {
     await run("python3", ["--version"], REPO_ROOT);
-    await run("bash", [path.join(REPO_ROOT, "toolchain", "provision-python.sh")], REPO_ROOT);
-    const python = path.join(REPO_ROOT, ".toolchain", "python", "bin", "python");
+    const wheel = pythonPackages().find((f) => f.endsWith(".whl"));
+    assert.ok(wheel, "the release has a wheel");
+    // A new environment, as a user's program has: the wheel with its dependencies from PyPI,
+    // `pulumi` at the CLI's version, pytest; no sdk/python on the path.
+    const venv = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "svc-py-")), "venv");
+    await run("python3", ["-m", "venv", venv], REPO_ROOT);
+    const python = path.join(venv, "bin", "python");
+    const cli = fs.readFileSync(path.join(REPO_ROOT, ".toolchain", "pulumi-version"), "utf8").trim();
+    const requirements = path.join(REPO_ROOT, "test", "sdk", "python", "requirements.txt");
+    const pip = ["-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--no-compile"];
+    await run(python, [...pip, wheel, `pulumi==${cli.replace(/^v/, "")}`, "-r", requirements], REPO_ROOT);
+    const where = await run(python, ["-c", "import pulumi_svc; print(pulumi_svc.__file__)"], REPO_ROOT);
+    assert.ok(where.trim().startsWith(venv), `pulumi_svc comes from the wheel: ${where}`);
     const out = await run(
       python,
       ["-m", "pytest", "-q", "-p", "no:cacheprovider", "test/sdk/python"],
@@ -141,15 +159,38 @@ describe("SDKs: Python and Go from the provider's schema", function () {
     assert.match(out, /\b6 passed\b/, out);
   });
 
-  it("Go: the SDK under Pulumi's mocks (go test)", async () => {
-    // -trimpath: the build cache's entries do not depend on where the clone is, so a fresh clone
-    // reuses what another clone compiled (without it, about 12 s of CPU each time).
-    const out = await run(
+  it("Go: the release's module, from a GOPROXY=file:// folder, under Pulumi's mocks (go test)", async () => {
+    const { version } = releaseVersions();
+    const proxy = goProxy(releaseVersions());
+    // The test module copied out, its `replace` of sdk/go dropped: it requires the release's
+    // module, which only the release's folder serves (no checksum database knows it yet).
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), "svc-go-"));
+    const module = path.join(REPO_ROOT, "test", "sdk", "go");
+    for (const f of ["go.mod", "go.sum", "svc_test.go"])
+      fs.copyFileSync(path.join(module, f), path.join(work, f));
+    const usual = (await run("go", ["env", "GOPROXY"], work)).trim();
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      GOPROXY: `file://${proxy},${usual}`,
+      GONOSUMDB: SDK_MODULE,
+      GOFLAGS: "-mod=mod",
+    };
+    await run(
       "go",
-      ["test", "-mod=readonly", "-trimpath", "-count=1", "-v", "./..."],
-      path.join(REPO_ROOT, "test/sdk/go"),
+      ["mod", "edit", `-dropreplace=${SDK_MODULE}`, `-require=${SDK_MODULE}@v${version}`],
+      work,
+      env,
     );
+    // -trimpath: the build cache's entries do not depend on where the module is, so a run reuses
+    // what another compiled (without it, about 12 s of CPU each time).
+    const out = await run("go", ["test", "-trimpath", "-count=1", "-v", "./..."], work, env);
     assert.equal((out.match(/^--- PASS/gm) ?? []).length, 5, out);
+    const list = await run("go", ["list", "-m", "-f", "{{.Version}} {{.Dir}}", SDK_MODULE], work, env);
+    assert.match(
+      list,
+      new RegExp(`^v${version.replace(/\./g, "\\.")} .*@v${version.replace(/\./g, "\\.")}`),
+      list,
+    );
   });
 
   it("Go: sdk/go builds on its own with the default GOSUMDB (its go.sum is complete)", async () => {

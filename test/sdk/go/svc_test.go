@@ -1,7 +1,8 @@
-// Package sdktest runs the Go SDK (sdk/go) under Pulumi's mocks: what a program registers, as the
+// Package sdktest runs the Go SDK under Pulumi's mocks: what a program registers, as the
 // engine sees it. Mocks run no provider `check` and return a resource's outputs as the test gives
 // them, so these tests check what the SDK itself does: tokens, input names, secrets, typed
-// outputs, outputs into inputs. Run by `npm test` (test/sdk/sdks.test.ts).
+// outputs, outputs into inputs. Run by `npm test` (test/sdk/sdks.test.ts) on the release's module
+// (from its GOPROXY=file:// folder); this module's `replace` of sdk/go serves only its README build.
 package sdktest
 
 import (

@@ -1,8 +1,9 @@
-"""The Python SDK (sdk/python) under Pulumi's mocks: what a program registers, as the engine sees it.
+"""The Python SDK under Pulumi's mocks: what a program registers, as the engine sees it.
 
 Mocks run no provider `check` and return a resource's outputs as the test gives them, so these tests
 check what the SDK itself does: tokens, input names, secrets, typed outputs, outputs into inputs.
-Run by `npm test` (test/sdk/sdks.test.ts) with .toolchain/python (toolchain/provision-python.sh).
+Run by `npm test` (test/sdk/sdks.test.ts) on the release's wheel of sdk/python, installed into a
+fresh virtualenv.
 """
 
 import pathlib
