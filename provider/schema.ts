@@ -86,13 +86,28 @@ export function secretAccountOutputs(): string[] {
     .map(([n]) => n);
 }
 
-/** The package schema. */
-export function packageSchema(version: string): Record<string, unknown> {
+/**
+ * Where the engine downloads the plugin from, written into the single executable plugin by its
+ * bundler when the release is given one (`npm run release -- --plugin-download-url <url>`,
+ * toolchain/release/plugin.ts); undefined everywhere else, so the schema names none.
+ */
+declare const SVC_PLUGIN_DOWNLOAD_URL: string | undefined;
+
+/**
+ * The package schema.
+ *
+ * @param pluginDownloadURL - the schema's `pluginDownloadURL`; absent when not given
+ */
+export function packageSchema(
+  version: string,
+  pluginDownloadURL = typeof SVC_PLUGIN_DOWNLOAD_URL === "string" ? SVC_PLUGIN_DOWNLOAD_URL : undefined,
+): Record<string, unknown> {
   const variables = configVariables();
   return {
     name: PACKAGE_NAME,
     displayName: "svc",
     version,
+    ...(pluginDownloadURL ? { pluginDownloadURL } : {}),
     description:
       "The svc durable-workflow queue service: the account record as outputs, workflows checked against " +
       "its limits, and the recovery of failed runs from the DLQ.",

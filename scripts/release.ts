@@ -4,6 +4,8 @@
  * policy pack with its dependencies (toolchain/release/policyPack.ts), the npm tarball, the Python
  * wheel and sdist and the Go module as a GOPROXY folder (toolchain/release/packages.ts), and
  * `checksums.txt`, the SHA-256 of each file (`sha256sum -c checksums.txt` verifies them).
+ * `npm run release -- --plugin-download-url <url>` (or SVC_PLUGIN_DOWNLOAD_URL) sets the schema's
+ * `pluginDownloadURL` in the plugins and the Python packages; none is set otherwise.
  * Everything it downloads comes from the package registries (npm, PyPI for the Python build
  * environment, the Go module proxy for toolchain/go).
  *
@@ -17,6 +19,7 @@
 import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { parseArgs } from "node:util";
 import { REPO_ROOT } from "../toolchain/pulumi-project";
 import { goProxy, npmPackage, pythonPackages } from "../toolchain/release/packages";
 import { policyPackArchive } from "../toolchain/release/policyPack";
@@ -99,15 +102,19 @@ async function plugins(out: string, v: ReleaseVersions): Promise<string[]> {
 
 async function main(): Promise<void> {
   const started = Date.now();
-  const v = releaseVersions();
+  const { values } = parseArgs({ options: { "plugin-download-url": { type: "string" } } });
+  const v = releaseVersions(values["plugin-download-url"]);
   const out = path.join(REPO_ROOT, "release", v.version);
   fs.rmSync(out, { recursive: true, force: true });
   fs.mkdirSync(out, { recursive: true });
   console.log(`release ${v.version} into release/${v.version}/`);
+  console.log(
+    `  pluginDownloadURL: ${v.pluginDownloadURL ?? "none (give one with --plugin-download-url <url>)"}`,
+  );
   const missing = await plugins(out, v);
   await add(out, () => policyPackArchive(v), "the policy pack: runs in Node.js >= 22.19");
   await add(out, async () => npmPackage(), "npm install <file>: the TypeScript package");
-  await add(out, async () => pythonPackages(), "pip install <file>");
+  await add(out, async () => pythonPackages(v), "pip install <file>");
   await add(out, async () => goProxy(v), `GOPROXY=file://…/goproxy: module …/sdk/go v${v.version}`);
   fs.writeFileSync(path.join(out, "checksums.txt"), checksums(out));
   console.log(`  checksums.txt (verify: cd release/${v.version} && sha256sum -c checksums.txt)`);

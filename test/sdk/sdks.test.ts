@@ -138,7 +138,7 @@ describe("SDKs: Python and Go from the provider's schema", function () {
 
   it("Python: the release's wheel, in a fresh virtualenv, under Pulumi's mocks (pytest)", async () => {
     await run("python3", ["--version"], REPO_ROOT);
-    const wheel = pythonPackages().find((f) => f.endsWith(".whl"));
+    const wheel = pythonPackages(releaseVersions()).find((f) => f.endsWith(".whl"));
     assert.ok(wheel, "the release has a wheel");
     // A new environment, as a user's program has: the wheel with its dependencies from PyPI,
     // `pulumi` at the CLI's version, pytest; no sdk/python on the path.

@@ -19,6 +19,7 @@
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { packageSchema } from "../../provider/schema";
 import { REPO_ROOT } from "../pulumi-project";
 import { RELEASE_CACHE, type ReleaseVersions } from "./plugin";
 
@@ -61,20 +62,40 @@ export function npmPackage(): string {
 }
 
 /**
+ * The Python SDK's sources in `src`: sdk/python as committed, or, when the release is given a
+ * plugin download URL, generated anew (toolchain/go/sdkgen, as `npm run gen:sdks` does) from the
+ * schema with that URL, so that a program's engine downloads the plugin from there
+ * (`pulumi-plugin.json`'s `server`, each resource's `plugin_download_url`).
+ */
+function pythonSources(src: string, v: ReleaseVersions): void {
+  const copy = (from: string, to: string): void =>
+    fs.cpSync(from, to, { recursive: true, filter: (f) => !/(__pycache__|\.egg-info|\/build)$/.test(f) });
+  if (!v.pluginDownloadURL) return copy(path.join(REPO_ROOT, "sdk", "python"), src);
+  const gen = path.join(path.dirname(src), "gen");
+  for (const lang of ["python", "go"]) {
+    fs.mkdirSync(path.join(gen, lang), { recursive: true });
+    fs.copyFileSync(path.join(REPO_ROOT, "sdk", lang, "README.md"), path.join(gen, lang, "README.md"));
+  }
+  const schema = path.join(gen, "schema.json");
+  fs.writeFileSync(schema, JSON.stringify(packageSchema(v.version, v.pluginDownloadURL)));
+  const cli = fs.readFileSync(path.join(REPO_ROOT, ".toolchain", "pulumi-version"), "utf8").trim();
+  const args = ["run", "-mod=readonly", "./sdkgen", "-schema", schema, "-out", gen, "-pulumi-version", cli];
+  run("go", args, path.join(REPO_ROOT, "toolchain", "go"));
+  copy(path.join(gen, "python"), src);
+}
+
+/**
  * The sdist and the wheel of `sdk/python`; returns their paths. As `python -m build` does: the
  * sdist from a copy of the sources, then the wheel from the unpacked sdist (so the wheel holds
  * nothing the sdist lacks), each by the build backend's own hook (PEP 517).
  */
-export function pythonPackages(): string[] {
+export function pythonPackages(v: ReleaseVersions): string[] {
   run("python3", ["--version"], REPO_ROOT);
   run("bash", [path.join(REPO_ROOT, "toolchain", "provision-python.sh")], REPO_ROOT);
   const python = path.join(REPO_ROOT, ".toolchain", "python", "bin", "python");
   const dir = freshDir("python");
   const [src, dist] = [path.join(dir, "src"), path.join(dir, "dist")];
-  fs.cpSync(path.join(REPO_ROOT, "sdk", "python"), src, {
-    recursive: true,
-    filter: (f) => !/(__pycache__|\.egg-info|\/build)$/.test(f),
-  });
+  pythonSources(src, v);
   // Byte-compiling on (setuptools warns when it is off): it writes only into its build folder.
   const env: NodeJS.ProcessEnv = { ...process.env, SOURCE_DATE_EPOCH: commitTime() };
   delete env.PYTHONDONTWRITEBYTECODE;

@@ -112,6 +112,11 @@ export interface ReleaseVersions {
    * package.json's `svcRelease.nodeByPlatform`, e.g. `{"darwin-amd64": "24.18.1"}`.
    */
   nodeByPlatform: Record<string, string>;
+  /**
+   * The schema's `pluginDownloadURL` (where the engine downloads the plugin from), when the
+   * release is given one: `--plugin-download-url` of `npm run release`, or SVC_PLUGIN_DOWNLOAD_URL.
+   */
+  pluginDownloadURL?: string;
 }
 
 /** Throws unless `v` is an exact version >= {@link MIN_NODE}. */
@@ -124,8 +129,10 @@ function checkNode(v: string | undefined, where: string): string {
   return v as string;
 }
 
-/** The versions of package.json. */
-export function releaseVersions(): ReleaseVersions {
+/** The versions of package.json, and the plugin's download URL when given (else SVC_PLUGIN_DOWNLOAD_URL's). */
+export function releaseVersions(
+  pluginDownloadURL = process.env.SVC_PLUGIN_DOWNLOAD_URL || undefined,
+): ReleaseVersions {
   const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as {
     version: string;
     devDependencies: Record<string, string>;
@@ -134,7 +141,7 @@ export function releaseVersions(): ReleaseVersions {
   const node = checkNode(pkg.devDependencies.node, "the `node` devDependency");
   const nodeByPlatform = { ...pkg.svcRelease?.nodeByPlatform };
   for (const [p, v] of Object.entries(nodeByPlatform)) checkNode(v, `svcRelease.nodeByPlatform["${p}"]`);
-  return { version: pkg.version, node, nodeByPlatform };
+  return { version: pkg.version, node, nodeByPlatform, pluginDownloadURL };
 }
 
 /** The Node.js version of `t`'s executable (and of the linux-x64 Node.js that writes its blob). */
@@ -168,17 +175,24 @@ export function bundleOptions(node: string) {
   } as const;
 }
 
-/** The two bundles (provider and drain thread) for Node.js `node`, in `dir`; returns their paths. */
+/**
+ * The two bundles (provider and drain thread) for Node.js `node`, in `dir`, with the release's
+ * version and plugin download URL written in; returns their paths.
+ */
 export async function bundle(
   dir: string,
-  version: string,
+  v: ReleaseVersions,
   node: string,
 ): Promise<{ main: string; drainThread: string }> {
   const esbuild = require("esbuild") as typeof import("esbuild");
   fs.mkdirSync(dir, { recursive: true });
   const main = path.join(dir, "provider.js");
   const drainThread = path.join(dir, DRAIN_THREAD_ASSET);
-  const common = { ...bundleOptions(node), define: { SVC_BUNDLED_VERSION: JSON.stringify(version) } };
+  const define = {
+    SVC_BUNDLED_VERSION: JSON.stringify(v.version),
+    SVC_PLUGIN_DOWNLOAD_URL: v.pluginDownloadURL ? JSON.stringify(v.pluginDownloadURL) : "undefined",
+  };
+  const common = { ...bundleOptions(node), define };
   await esbuild.build({ ...common, entryPoints: ["provider/index.ts"], outfile: main });
   // Run as code (`eval: true`), a script at the worker's global scope: wrapped in a function, so
   // that its top-level names (`var crypto`) are not globals (`globalThis.crypto` has only a getter).
@@ -234,7 +248,7 @@ export async function pluginArchive(t: PluginTarget, v = releaseVersions()): Pro
   const nodeVersion = nodeVersionOf(t, v);
   const work = path.join(RELEASE_CACHE, "build", platformOf(t));
   fs.rmSync(work, { recursive: true, force: true });
-  const { main, drainThread } = await bundle(work, v.version, nodeVersion);
+  const { main, drainThread } = await bundle(work, v, nodeVersion);
   const target = nodeBinary(t.nodePackage, t.nodeBinary, nodeVersion);
   const writer = nodeBinary(LINUX_AMD64.nodePackage, LINUX_AMD64.nodeBinary, nodeVersion);
   // What went in: the bundles, the Node.js packages and this recipe (its own source and unsign.ts).

@@ -84,4 +84,10 @@ describe("provider schema: generated from the declarations", () => {
     assert.equal(r.properties.resumedCount.type, "integer");
     assert.equal(r.properties.complete.type, "boolean");
   });
+
+  it("names a pluginDownloadURL only when given one (the release's --plugin-download-url)", () => {
+    assert.equal("pluginDownloadURL" in schema, false);
+    const url = "https://downloads.example.com/svc/v${VERSION}";
+    assert.equal(packageSchema("1.2.3", url).pluginDownloadURL, url);
+  });
 });
