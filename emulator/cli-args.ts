@@ -19,13 +19,16 @@ export const USAGE = `usage: pulumi-svc-emulator [flags]      (in a clone: npm r
   --run-ids <shape>          run IDs of seeded entries and of entries added without one: sdk (wfr_ +
                              21 of a-zA-Z0-9-_), app (wfr_orders-0012345), mixed (half each),
                              numeric (wfr_ + 10-digit number) or hex (wfr_ + 16 hex) (default ${DEFAULT_OPTIONS.runIds})
-  --plan <free|payg|fixed>   account plan preset (default ${DEFAULT_OPTIONS.plan})
+  --plan <free|payg|fixed|paid>  account plan preset (default ${DEFAULT_OPTIONS.plan}): free and payg 100
+                             requests a second, fixed and paid (the same record) 500
   --token <t>                bearer token of the resume API, svc:token (default ${DEFAULT_OPTIONS.token})
   --username <u>             Basic username of the account API, svc:username (default ${DEFAULT_OPTIONS.username})
   --password <pw>            Basic password of the account API, svc:password (default ${DEFAULT_OPTIONS.password})
   --no-rate-limit            do not enforce the account's max_requests_per_second (default: enforced)
   --daily-limit <n>          resume requests allowed per account and UTC day (default: off)
   --other-client-load <n>    simulate another client using n requests of every second (default 0)
+  --latency <ms>             round trip added to every request (default 0; the faults' latencyMs)
+  --jitter <ms>              and 0 to <ms> more, uniform, seeded by --seed (default 0; latencyJitterMs)
   --unknown-dlq-ids <mode>   a dlqIds batch with IDs not in the DLQ: refuse (404, nothing resumed) or
                              resume-known (200 with the known IDs' runs) (default refuse)
   --help                     print this text
@@ -68,6 +71,8 @@ const VALUE_FLAGS = new Set([
   "unknown-dlq-ids",
   "other-client-load",
   "run-ids",
+  "latency",
+  "jitter",
 ]);
 /** Flags that take no value. */
 const SWITCH_FLAGS = new Set(["no-rate-limit"]);
@@ -91,6 +96,32 @@ function accountLimitOptions(
     ...(switches.has("no-rate-limit") ? { rateLimit: false } : {}),
     ...(dailyLimit !== undefined ? { dailyLimit } : {}),
     ...(otherClientLoad !== undefined ? { otherClientLoad } : {}),
+  };
+}
+
+/** Longest `--latency` and `--jitter`, ms (the fault config's bound). */
+const MAX_LATENCY_FLAG_MS = 600_000;
+
+/**
+ * The initial faults of `--latency` and `--jitter` (none when both are absent): a round trip to
+ * the service, with its spread, for tests and benchmarks of a drain far from the service;
+ * `--seed` seeds the jitter too, so a run can be repeated.
+ *
+ * @param integer - reads an integer flag within bounds (undefined when absent).
+ */
+function latencyOptions(
+  integer: (flag: string, min: number, max: number) => number | undefined,
+): Pick<EmulatorOptions, "faults"> {
+  const seed = integer("seed", 0, Number.MAX_SAFE_INTEGER);
+  const latencyMs = integer("latency", 0, MAX_LATENCY_FLAG_MS);
+  const latencyJitterMs = integer("jitter", 0, MAX_LATENCY_FLAG_MS);
+  if (latencyMs === undefined && latencyJitterMs === undefined) return {};
+  return {
+    faults: {
+      ...(seed !== undefined ? { seed } : {}),
+      ...(latencyMs !== undefined ? { latencyMs } : {}),
+      ...(latencyJitterMs !== undefined ? { latencyJitterMs } : {}),
+    },
   };
 }
 
@@ -129,14 +160,17 @@ function runIdsOption(values: ReadonlyMap<string, string>): Pick<EmulatorOptions
 }
 
 /**
- * The options whose value is one of a list: `--unknown-dlq-ids` and `--run-ids`.
+ * The options whose value is one of a list: `--plan`, `--unknown-dlq-ids` and `--run-ids`.
  *
  * @param values - the flags given with their values.
  */
 function choiceOptions(
   values: ReadonlyMap<string, string>,
-): Pick<EmulatorOptions, "unknownDlqIds" | "runIds"> {
-  return { ...unknownDlqIdsOption(values), ...runIdsOption(values) };
+): Pick<EmulatorOptions, "plan" | "unknownDlqIds" | "runIds"> {
+  const plan = values.get("plan");
+  if (plan !== undefined && !isPlanName(plan))
+    throw new CliUsageError(`--plan must be one of ${PLAN_NAMES.join(", ")}, got ${JSON.stringify(plan)}`);
+  return { ...(plan !== undefined ? { plan } : {}), ...unknownDlqIdsOption(values), ...runIdsOption(values) };
 }
 
 /**
@@ -203,12 +237,6 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     }
     options.host = host;
   }
-  const plan = values.get("plan");
-  if (plan !== undefined) {
-    if (!isPlanName(plan))
-      throw new CliUsageError(`--plan must be one of ${PLAN_NAMES.join(", ")}, got ${JSON.stringify(plan)}`);
-    options.plan = plan;
-  }
   for (const flag of ["token", "username", "password"] as const) {
     const value = values.get(flag);
     if (value === undefined) continue;
@@ -222,6 +250,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     }
     options[flag] = value;
   }
-  Object.assign(options, accountLimitOptions(integer, switches), choiceOptions(values));
+  const limits = accountLimitOptions(integer, switches);
+  Object.assign(options, limits, choiceOptions(values), latencyOptions(integer));
   return { help, options };
 }

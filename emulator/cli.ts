@@ -71,6 +71,13 @@ function stopOnSignals(running: RunningEmulator): void {
   }
 }
 
+/** The round trip `--latency`/`--jitter` added, when one was. */
+function latencyLine(options: EmulatorOptions): string[] {
+  const f = options.faults;
+  if (f?.latencyMs === undefined && f?.latencyJitterMs === undefined) return [];
+  return [`latency: ${f.latencyMs ?? 0} ms + 0 to ${f.latencyJitterMs ?? 0} ms a request`];
+}
+
 /**
  * What the emulator prints once it listens: the URL, the stack config to use it, the seeded
  * workflows and the admin API.
@@ -99,6 +106,7 @@ export function startupText(emulator: RunningEmulator, options: EmulatorOptions)
       (emulator.state.rateLimit.enabled
         ? `rate limit max_requests_per_second (${String(emulator.state.account.maxRequestsPerSecond)}) enforced`
         : "rate limit off"),
+    ...latencyLine(options),
     "Stop with Ctrl-C (or SIGTERM).",
   ];
   return `${lines.join("\n")}\n`;

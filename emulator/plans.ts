@@ -5,6 +5,8 @@
  * - `fixed`: the published example of a paid fixed-price account (matches the "Fixed 1M" column
  *   of the plan table); `reserved_type` "svc_enterprise_1m" and `prod_pack_enabled` true are
  *   emulator choices (the example does not show them).
+ * - `paid`: the same published paid record as `fixed` (500 requests a second), under the name the
+ *   tests and benchmarks use for "the paid plan's rate"; `fixed` stays for the plan table's name.
  * - `payg`: pay-as-you-go from the published plan table (max_delay 1 year, timeout 2 h, DLQ
  *   retention 7 days, parallelism 10, global parallelism 100, type/reserved_type "paid"). The
  *   table does not list the other limits; the emulator uses: max_message_size 1 MiB,
@@ -15,10 +17,10 @@
  */
 
 /** Names of the presets. */
-export type PlanName = "free" | "payg" | "fixed";
+export type PlanName = "free" | "payg" | "fixed" | "paid";
 
 /** All preset names, for validation. */
-export const PLAN_NAMES: readonly PlanName[] = ["free", "payg", "fixed"];
+export const PLAN_NAMES: readonly PlanName[] = ["free", "payg", "fixed", "paid"];
 
 /** The plan-dependent fields of the account record. */
 export interface PlanLimits {
@@ -47,8 +49,8 @@ export interface PlanLimits {
 /** One day in milliseconds. */
 const DAY_MS = 86_400_000;
 
-/** The presets. */
-export const PLAN_PRESETS: Readonly<Record<PlanName, PlanLimits>> = {
+/** The presets but `paid`, which is `fixed` again. */
+const PRESETS: Readonly<Record<Exclude<PlanName, "paid">, PlanLimits>> = {
   free: {
     max_message_size: 1_048_576,
     max_requests_per_day: 1_000,
@@ -116,6 +118,9 @@ export const PLAN_PRESETS: Readonly<Record<PlanName, PlanLimits>> = {
     reserved_price: 180,
   },
 };
+
+/** The presets. */
+export const PLAN_PRESETS: Readonly<Record<PlanName, PlanLimits>> = { ...PRESETS, paid: PRESETS.fixed };
 
 /**
  * Is this a preset name?

@@ -47,7 +47,7 @@ describe("emulator account record", () => {
     return (await res.json()) as Record<string, unknown>;
   };
 
-  for (const plan of ["free", "payg", "fixed"] as const) {
+  for (const plan of ["free", "payg", "fixed", "paid"] as const) {
     describe(`plan ${plan}`, () => {
       const emu = useEmulator({ plan, now: () => clock });
 
@@ -150,7 +150,7 @@ describe("emulator account record", () => {
         method: "PUT",
         body: JSON.stringify({ plan: "gold" }),
       });
-      await expectError(res, 400, /plan must be one of free, payg, fixed, got "gold"/);
+      await expectError(res, 400, /plan must be one of free, payg, fixed, paid, got "gold"/);
     });
 
     it("PATCH /admin/account changes fields, adds unknown ones, deletes with null", async () => {

@@ -162,6 +162,8 @@ describe("emulator CLI", function () {
       "username",
       "password",
       "no-rate-limit",
+      "latency",
+      "jitter",
     ]) {
       const line = cli.stdout.split("\n").find((l) => l.trimStart().startsWith(`--${flag} `));
       assert.ok(line !== undefined, `--${flag} in ${cli.stdout}`);
@@ -196,7 +198,7 @@ describe("emulator CLI", function () {
   it("exits 2 naming the flag and value on a bad flag", async () => {
     const cli = spawnCli(["--port", "0", "--plan", "gold"]);
     assert.equal(await cli.exit, 2);
-    assert.match(cli.stderr, /--plan must be one of free, payg, fixed, got "gold"/);
+    assert.match(cli.stderr, /--plan must be one of free, payg, fixed, paid, got "gold"/);
     assert.equal(cli.stdout, "");
   });
 
@@ -212,6 +214,8 @@ describe("emulator CLI", function () {
       [["--host", "0.0.0.0"], /--host must be a loopback address .* got "0\.0\.0\.0"/],
       [["--token="], /--token must not be empty/],
       [["--username", "a:b"], /--username must not contain a colon/],
+      [["--latency", "-1"], /--latency must be an integer from 0 to 600000, got "-1"/],
+      [["--jitter=2.5"], /--jitter must be an integer from 0 to 600000, got "2\.5"/],
     ];
     for (const [args, pattern] of bad) {
       it(`rejects ${args.join(" ")}`, () => {
@@ -221,6 +225,14 @@ describe("emulator CLI", function () {
         );
       });
     }
+
+    it("--latency and --jitter: the initial faults' round trip, seeded by --seed", () => {
+      assert.deepEqual(parseCliArgs(["--latency", "150", "--jitter=8", "--seed", "3", "--plan", "paid"]), {
+        help: false,
+        options: { seed: 3, plan: "paid", faults: { seed: 3, latencyMs: 150, latencyJitterMs: 8 } },
+      });
+      assert.deepEqual(parseCliArgs(["--jitter", "5"]).options, { faults: { latencyJitterMs: 5 } });
+    });
 
     it("never echoes a secret flag's value", () => {
       assert.throws(

@@ -221,6 +221,8 @@ describe("emulator account rate limit", () => {
       assert.deepEqual(burst(fixed), { limit: "500", remaining: "497", reset: String(START_SECOND + 1) });
       assert.equal((await admin(emu(), "PUT", "/admin/plan", { plan: "free" })).status, 200);
       assert.equal(burst(await resumeRaw(emu(), { count: 1 })).limit, "100");
+      assert.equal((await admin(emu(), "PUT", "/admin/plan", { plan: "paid" })).status, 200);
+      assert.equal(burst(await resumeRaw(emu(), { count: 1 })).limit, "500");
     });
 
     it("a deleted max_requests_per_second means no known limit: not enforced, no headers", async () => {
