@@ -12,6 +12,7 @@
  *     [--scenarios uniform,hour,window,outage,bursts,urls] [--horizons unknown,payg,free]
  *     [--small 237,500,501,1200] [--trials 5] [--jitter 9] [--trace] [--allowance n]
  *     [--run-ids sdk,app,mixed,numeric,hex | all] [--no-ceiling] [--sequential] [--svg file]
+ *     [--rate 100,500] [--rtt 50,150,300] [--concurrency n] [--rows rates]
  *
  * `--allowance n` drains with `windowAllowance: n` instead of the default 4. `--run-ids`: the
  * shapes of the entries' run IDs (`emulator/run-ids.ts`), each a row of its own (default `sdk`,
@@ -19,22 +20,25 @@
  * an oracle drain that knows where every entry is (`bench/lib/ceiling.ts`), same entries, gate and
  * latency; a target is out of reach only where it is below it. `--sequential`: a row of the
  * sequential drain (`concurrency: 1`) before each size. `--svg file`: the table as a chart too.
+ * `--rate`/`--rtt`: the account's per-second limit and round trip, every pair a block of rows
+ * (default 100 and 50, section 9's); the bound of a row is ceil(N/50)/rate. `--concurrency n`:
+ * the drains' cap instead of the default. `--rows rates`: instead of section 9's grid, the rate
+ * rows (`bench/lib/rateRows.ts`): 100/s at 150 and 300 ms, 500/s at 50 and 150 ms, spread and
+ * last-hour failures and a one-second outage, no account settings, SDK run IDs, with their
+ * targets, the sequential loop, and `dlqIds` resumes (`--sizes` keeps the sizes listed).
  *
  * What HTTP and the event loop add to each request is modelled as 0 to `--jitter` − 1 ms,
  * uniform, seeded per trial (each trial's latencies differ, as two real runs' do); `--jitter 0`
  * is 50 ms flat. The default, {@link DEFAULT_JITTER}, is calibrated in docs/benchmarks.md (9).
  */
-import { RateGate } from "../drain/rateGate";
-import type { CallState } from "../client/request";
-import type { ResumePage } from "../client";
-import type { DrainWindow } from "../drain/types";
 import { DEFAULT_WINDOW_CONCURRENCY, drainWindows } from "../drain/windowDrain";
 import { DEFAULT_WINDOW_ALLOWANCE, requestAllowance } from "../drain/windows";
 import { FakeDlq, VirtualClock } from "./lib/windowSim";
 import { drainCeiling } from "./lib/ceiling";
 import { median, quantile } from "./lib/stats";
 import { benchMain } from "./lib/main";
-import { mulberry32 } from "../emulator/prng";
+import { DEFAULT_NET, accountOn, netTitle, netsOf, roundTrips, stepOf, type Net } from "./lib/simAccount";
+import { RATE_NETS, idsRow, rateRowSpecs, type RowSpec } from "./lib/rateRows";
 import { result, type BenchResult } from "./lib/result";
 import { writeSimChart } from "./lib/simChart";
 import {
@@ -51,8 +55,6 @@ import {
 } from "./windowScenarios";
 import type { RunIdShape } from "../emulator/run-ids";
 
-const LATENCY_MS = 50;
-const LIMIT = 100;
 /** `--allowance`: the windows a drain may open before it has resumed anything. */
 const ALLOWANCE = Number(arg("allowance") ?? DEFAULT_WINDOW_ALLOWANCE);
 
@@ -61,79 +63,14 @@ function arg(name: string): string | undefined {
   return i > 0 ? process.argv[i + 1] : undefined;
 }
 
-/** The per-second limit as the emulator enforces it: counted on arrival, per unix second. */
-class SecondLimit {
-  private second = -1;
-  private used = 0;
-  limited = 0;
-
-  /** Counts a request arriving at `t`; its status and `Burst-RateLimit-*` headers. */
-  arrive(t: number): { status: number; headers: Record<string, string> } {
-    const second = Math.floor(t / 1000);
-    if (second !== this.second) {
-      this.second = second;
-      this.used = 0;
-    }
-    this.used += 1;
-    const headers: Record<string, string> = {
-      "burst-ratelimit-limit": String(LIMIT),
-      "burst-ratelimit-remaining": String(Math.max(0, LIMIT - this.used)),
-      "burst-ratelimit-reset": String(second + 1),
-    };
-    if (this.used <= LIMIT) return { status: 200, headers };
-    this.limited += 1;
-    return {
-      status: 429,
-      headers: { ...headers, "retry-after": String(Math.max(1, second + 1 - t / 1000)) },
-    };
-  }
-}
-
 /**
  * `--jitter` by default: 0 to 8 ms, 4 ms on average, near the 3.6 ms measured against the emulator
  * at 100 requests a second with 7 in flight (docs/benchmarks.md, section 9).
  */
 export const DEFAULT_JITTER = 9;
+const JITTER = Number(arg("jitter") ?? DEFAULT_JITTER);
 
 const TRACE = process.argv.includes("--trace") || process.env.SIM_TRACE === "1";
-
-/**
- * `--trace`: one line per answer on stderr: time (s), runs (+: a cursor), cursor or start, width,
- * [from, to] in minutes from the answer (-: open), and the run-ID prefix of a fan-out's piece.
- */
-function trace(now: number, w: DrainWindow, cursor: string | undefined, page: ResumePage): void {
-  const width = w.from !== undefined && w.to !== undefined ? `${w.to - w.from + 1}ms` : "open";
-  const m = (t: number | undefined) => (t === undefined ? "-" : ((t - now) / 60000).toFixed(1));
-  const id = w.runIdPrefix !== undefined ? ` ${w.runIdPrefix}` : "";
-  const line = `${(now % 1e6) / 1000} ${page.workflowRuns.length}${page.cursor ? "+" : ""} ${cursor ? "cursor" : "start"} ${width} [${m(w.from)}, ${m(w.to)}]${id}`;
-  process.stderr.write(`${line}\n`);
-}
-
-/** The account of one simulated run: clock, gate and limit shared by its drains. */
-interface Account {
-  clock: VirtualClock;
-  gate: RateGate;
-  limit: SecondLimit;
-}
-
-/** The step of one drain: through the gate, counted by the limit, 50 ms, then the DLQ answers. */
-function stepOf(dlq: FakeDlq, a: Account) {
-  return async (window: DrainWindow, cursor: string | undefined, state: CallState): Promise<ResumePage> => {
-    for (;;) {
-      await a.gate.acquire();
-      const { status, headers } = a.limit.arrive(a.clock.now);
-      if (status === 429) {
-        await a.clock.sleep(LATENCY_MS);
-        a.gate.observe(429, headers);
-        continue;
-      }
-      const page = await dlq.step(window, cursor, state);
-      a.gate.observe(200, headers);
-      if (TRACE) trace(a.clock.now, window, cursor, page);
-      return page;
-    }
-  };
-}
 
 /** One simulated trial. */
 export interface SimTrial {
@@ -145,6 +82,8 @@ export interface SimTrial {
   runIds: RunIdShape;
   /** Entries drained. */
   n: number;
+  /** The account's rate and round trip. */
+  net: Net;
   /** Virtual time from the first request to the last answer. */
   ms: number;
   /** Requests answered (all drains of the trial). */
@@ -169,17 +108,17 @@ function dlqsOf(
   clock: VirtualClock,
   seed: number,
   runIds: RunIdShape,
+  net: Net,
 ): FakeDlq[] {
   const list = entries(scenario, n, now, runIds);
-  const r = mulberry32(seed);
-  const jitter = Number(arg("jitter") ?? DEFAULT_JITTER);
+  const roundTrip = roundTrips(net, JITTER, seed);
   return selectionsOf(scenario, now).map((sel) => {
     const mine = list.filter((e) => sel.workflowUrl === undefined || e.workflowUrl === sel.workflowUrl);
     const dlq = new FakeDlq(
       mine.map((e) => e.failedAt),
       (i) => mine[i].workflowRunId,
     );
-    dlq.delay = () => clock.sleep(LATENCY_MS + Math.floor(r() * jitter));
+    dlq.delay = () => clock.sleep(roundTrip());
     return dlq;
   });
 }
@@ -193,37 +132,27 @@ export async function simulate(
   n: number,
   horizon: Horizon,
   seededBeforeMs = 0,
-  concurrency = DEFAULT_WINDOW_CONCURRENCY,
+  concurrency: number | undefined = DEFAULT_WINDOW_CONCURRENCY,
   runIds: RunIdShape = "sdk",
   oracle = false,
+  net: Net = DEFAULT_NET,
 ): Promise<SimTrial> {
   const clock = new VirtualClock();
   const account = accountOf(horizon);
-  const a: Account = {
-    clock,
-    gate: new RateGate({
-      ...(account.rateKnown ? { limit: LIMIT } : {}),
-      now: () => clock.now,
-      sleep: clock.sleep,
-    }),
-    limit: new SecondLimit(),
-  };
+  const a = accountOn(clock, net, account.rateKnown);
   const seededAt = clock.now - seededBeforeMs;
   // Each trial's latencies differ, as two real runs' do.
-  const dlqs = dlqsOf(scenario, n, seededAt, clock, 7 + seededBeforeMs, runIds);
+  const dlqs = dlqsOf(scenario, n, seededAt, clock, 7 + seededBeforeMs, runIds, net);
   const selections = selectionsOf(scenario, seededAt);
   const started = clock.now;
+  const at = { drains: dlqs.length, rate: net.rate, roundTripMs: net.rttMs + (JITTER - 1) / 2 };
   const results = await clock.run(
     Promise.all(
       dlqs.map((dlq, i) =>
         oracle
-          ? drainCeiling(
-              dlq.times,
-              { drains: dlqs.length, rate: LIMIT, roundTripMs: LATENCY_MS + 4 },
-              stepOf(dlq, a),
-            )
-          : drainWindows(selections[i], stepOf(dlq, a), a.gate, {
-              concurrency,
+          ? drainCeiling(dlq.times, at, stepOf(dlq, a, TRACE))
+          : drainWindows(selections[i], stepOf(dlq, a, TRACE), a.gate, {
+              ...(concurrency !== undefined ? { concurrency } : {}),
               keepRuns: false,
               ...(account.horizonMs !== undefined ? { horizonMs: account.horizonMs } : {}),
               ...(account.dailyLimit !== undefined ? { dailyLimit: account.dailyLimit } : {}),
@@ -239,6 +168,7 @@ export async function simulate(
     horizon,
     runIds,
     n,
+    net,
     ms: clock.now - started,
     requests: results.reduce((s, r) => s + r.requestCount, 0),
     limited: a.limit.limited,
@@ -248,6 +178,9 @@ export async function simulate(
     partial: all.filter((r) => r.runs > 0 && r.runs < 50).length,
   };
 }
+
+/** The allowance as the table's title says it. */
+const ALLOWANCE_TEXT = `ceil(N/50) + ${ALLOWANCE} up to 500, 1.10 × ceil(N/50) + ${ALLOWANCE + 20} above, + 2 % of the daily limit at most`;
 
 /** The most requests the drains of a trial may send: the allowance of each drain's entries. */
 function allowanceOf(t: SimTrial): number {
@@ -260,31 +193,41 @@ function allowanceOf(t: SimTrial): number {
   return parts.reduce((s, n) => s + requestAllowance(n, budget), 0);
 }
 
+/** The share of the bound ceil(N/50)/rate a drain of `ms` reached. */
+function shareOf(n: number, net: Net, ms: number): number {
+  return ((Math.ceil(n / 50) / net.rate) * 1000) / ms;
+}
+
+/** `0.912 (q25 0.905; 0.90–0.93)`, and ` below` under the target. */
+function shareCell(shares: number[], target: number): string {
+  const share = median(shares);
+  const range = `${Math.min(...shares).toFixed(2)}–${Math.max(...shares).toFixed(2)}`;
+  return `${share.toFixed(3)} (q25 ${quantile(shares, 0.25).toFixed(3)}; ${range})${share >= target ? "" : " below"}`;
+}
+
 /**
  * One row over the trials of a scenario: median share of the bound with its lower quartile (a
  * median of three real drains falls below the median of many about as often as one drain does)
- * and its range, worst requests.
+ * and its range, worst requests. `target`: the row's target, section 9's by default.
  */
-function rowOf(ts: SimTrial[], oracle: SimTrial[] = []): string[] {
-  const { n, scenario, horizon, runIds } = ts[0];
-  const ideal = Math.ceil(n / 50);
-  const boundMs = (ideal / LIMIT) * 1000;
-  const shares = ts.map((t) => boundMs / t.ms);
-  const share = median(shares);
-  const target = targetOf(scenario, n, horizon);
+function rowOf(ts: SimTrial[], oracle: SimTrial[] = [], target?: number): string[] {
+  const { n, scenario, horizon, runIds, net } = ts[0];
+  const shares = ts.map((t) => shareOf(n, net, t.ms));
+  const goal = target ?? targetOf(scenario, n, horizon);
   const requests = Math.max(...ts.map((t) => t.requests));
   const most = allowanceOf(ts[0]);
   return [
     TITLES[scenario],
     HORIZON_TITLES[horizon].replace(/ \(.*/, ""),
+    netTitle(net),
     runIds,
     n.toLocaleString("en-US"),
     (median(ts.map((t) => t.ms)) / 1000).toFixed(2),
-    `${share.toFixed(3)} (q25 ${quantile(shares, 0.25).toFixed(3)}; ${Math.min(...shares).toFixed(2)}–${Math.max(...shares).toFixed(2)})${share >= target ? "" : " below"}`,
-    target > 0 ? target.toFixed(2) : "",
-    oracle.length === 0 ? "" : median(oracle.map((t) => boundMs / t.ms)).toFixed(3),
+    shareCell(shares, goal),
+    goal > 0 ? goal.toFixed(2) : "",
+    oracle.length === 0 ? "" : median(oracle.map((t) => shareOf(n, net, t.ms))).toFixed(3),
     `${median(ts.map((t) => t.requests))} (≤ ${requests})`,
-    String(ideal),
+    String(Math.ceil(n / 50)),
     `${most}${requests <= most ? "" : " **exceeded**"}`,
     `${median(ts.map((t) => t.empty))} / ${median(ts.map((t) => t.partial))}`,
     String(Math.max(...ts.map((t) => t.limited))),
@@ -300,10 +243,11 @@ export async function trials(
   count: number,
   runIds: RunIdShape = "sdk",
   oracle = false,
+  net: Net = DEFAULT_NET,
 ): Promise<SimTrial[]> {
   const out: SimTrial[] = [];
   for (let i = 0; i < count; i++) {
-    out.push(await simulate(scenario, n, horizon, i * 1_777, DEFAULT_WINDOW_CONCURRENCY, runIds, oracle));
+    out.push(await simulate(scenario, n, horizon, i * 1_777, CONCURRENCY, runIds, oracle, net));
   }
   return out;
 }
@@ -311,30 +255,29 @@ export async function trials(
 /** `--no-ceiling` leaves the ceiling (the oracle drain, `bench/lib/ceiling.ts`) out. */
 const CEILING = !process.argv.includes("--no-ceiling");
 
+/** `--concurrency n` drains with that cap instead of the default. */
+const CONCURRENCY =
+  arg("concurrency") === undefined ? DEFAULT_WINDOW_CONCURRENCY : Number(arg("concurrency"));
+
 /** One row: the drain's trials and, unless `--no-ceiling`, the oracle's on the same entries. */
-async function row(
-  scenario: Scenario,
-  n: number,
-  h: Horizon,
-  count: number,
-  x: RunIdShape,
-): Promise<string[]> {
-  const ts = await trials(scenario, n, h, count, x);
-  return rowOf(ts, CEILING ? await trials(scenario, n, h, count, x, true) : []);
+async function row(spec: RowSpec, count: number): Promise<string[]> {
+  const { scenario: s, n, horizon: h, runIds: x, net } = spec;
+  const ts = await trials(s, n, h, count, x, false, net);
+  return rowOf(ts, CEILING ? await trials(s, n, h, count, x, true, net) : [], spec.target);
 }
 
 /** The sequential drain (`concurrency: 1`) of N entries: ceil(N/50) round trips. */
-async function sequential(n: number): Promise<string[]> {
-  const t = await simulate("uniform", n, "payg", 0, 1);
+async function sequential(n: number, net: Net = DEFAULT_NET): Promise<string[]> {
+  const t = await simulate("uniform", n, "payg", 0, 1, "sdk", false, net);
   const ideal = Math.ceil(n / 50);
-  const share = ideal / LIMIT / (t.ms / 1000);
   return [
     "sequential drain, `concurrency: 1`",
     "any",
+    netTitle(net),
     "any",
     n.toLocaleString("en-US"),
     (t.ms / 1000).toFixed(2),
-    share.toFixed(3),
+    shareOf(n, net, t.ms).toFixed(3),
     "",
     "",
     String(t.requests),
@@ -350,32 +293,60 @@ function list<T extends string>(name: string, fallback: string): T[] {
   return (arg(name) ?? fallback).split(",").filter(Boolean) as T[];
 }
 
-/** Every scenario at every size with every account setting, and the requests of the small drains. */
-export async function run(): Promise<BenchResult> {
-  const r = result("windowsSim", "9s. Windowed drain at the rate limit, simulated on a virtual clock");
+/** The rows of section 9 (every scenario, size, account setting and net) and the small drains. */
+async function sectionRows(count: number): Promise<string[][]> {
   const sizes = list("sizes", "2500,5000,20000,100000").map(Number);
   const scenarios = list<Scenario>("scenarios", SCENARIOS.join(","));
   const horizons = list<Horizon>("horizons", "unknown,payg,free");
   const small = list("small", "237,500,501,1200").map(Number);
   const shapes = runIdShapesOf(arg("run-ids"));
+  const nets = netsOf(arg("rate"), arg("rtt"));
+  const rows: string[][] = [];
+  for (const net of nets) {
+    for (const n of sizes) {
+      if (process.argv.includes("--sequential")) rows.push(await sequential(n, net));
+      for (const scenario of scenarios)
+        for (const horizon of horizons)
+          for (const runIds of shapes) rows.push(await row({ scenario, n, horizon, runIds, net }, count));
+    }
+    for (const n of small)
+      for (const horizon of horizons)
+        for (const runIds of shapes)
+          rows.push(await row({ scenario: "uniform", n, horizon, runIds, net }, count));
+  }
+  return rows;
+}
+
+/** The rate rows (`--rows rates`): each net's target rows, its sequential loop and its `dlqIds` rows. */
+async function rateRows(count: number): Promise<string[][]> {
+  const sizes = arg("sizes")?.split(",").map(Number);
+  const cap = arg("concurrency");
+  const idsOptions = { jitter: JITTER, ...(cap !== undefined ? { concurrency: Number(cap) } : {}) };
+  const rows: string[][] = [];
+  for (const spec of rateRowSpecs(sizes)) {
+    if (spec.kind === "sequential") rows.push(await sequential(spec.n, spec.net));
+    else if (spec.kind === "ids") rows.push(await idsRow(spec.n, spec.net, count, spec.target, idsOptions));
+    else rows.push(await row(spec, count));
+  }
+  return rows;
+}
+
+/** Every scenario at every size with every account setting, and the requests of the small drains. */
+export async function run(): Promise<BenchResult> {
+  const r = result("windowsSim", "9s. Windowed drain at the rate limit, simulated on a virtual clock");
+  const count = Number(arg("trials") ?? 5);
+  const nets = arg("rows") === "rates" ? RATE_NETS : netsOf(arg("rate"), arg("rtt"));
   r.notes.push(
     "Each row: the median (lower quartile; min–max) of the trials (`--trials`, default 5), the entries seeded 0, 1.777, 3.554, … s before the drain starts (as the real bench seeds them before it drains), so a cluster falls differently against the split points; each trial's jitter has its own seed.",
-    `Real runner, planner and rate gate; in-memory DLQ, ${LATENCY_MS} ms per request (+ 0 to ${Number(arg("jitter") ?? DEFAULT_JITTER) - 1} ms), ${LIMIT} requests per unix second enforced on arrival; virtual time.`,
+    `Real runner, planner and rate gate; in-memory DLQ, ${nets.map(netTitle).join("; ")} per request (+ 0 to ${JITTER - 1} ms), the rate enforced per unix second on arrival; virtual time.`,
   );
-  const rows: string[][] = [];
-  const count = Number(arg("trials") ?? 5);
-  for (const n of sizes) {
-    if (process.argv.includes("--sequential")) rows.push(await sequential(n));
-    for (const s of scenarios)
-      for (const h of horizons) for (const x of shapes) rows.push(await row(s, n, h, count, x));
-  }
-  for (const n of small)
-    for (const h of horizons) for (const x of shapes) rows.push(await row("uniform", n, h, count, x));
+  const rows = arg("rows") === "rates" ? await rateRows(count) : await sectionRows(count);
   r.tables.push({
-    title: `Simulated drains (share = bound / time; allowance = ceil(N/50) + ${ALLOWANCE} up to 500, 1.10 × ceil(N/50) + ${ALLOWANCE + 20} above, + 2 % of the daily limit at most):`,
+    title: `Simulated drains (share = bound ceil(N/50)/rate / time; allowance: ${ALLOWANCE_TEXT}):`,
     header: [
       "distribution",
       "account",
+      "rate, round trip",
       "run IDs",
       "N",
       "time s",
@@ -391,8 +362,13 @@ export async function run(): Promise<BenchResult> {
     ],
     rows,
   });
-  const sim = { trials: count, horizons, latencyMs: LATENCY_MS, limit: LIMIT };
-  writeSimChart(arg("svg"), r.tables[0], { ...sim, jitter: Number(arg("jitter") ?? DEFAULT_JITTER) });
+  const sim = { trials: count, horizons: list<Horizon>("horizons", "unknown,payg,free") };
+  writeSimChart(arg("svg"), r.tables[0], {
+    ...sim,
+    latencyMs: nets[0].rttMs,
+    limit: nets[0].rate,
+    jitter: JITTER,
+  });
   return r;
 }
 
