@@ -180,13 +180,17 @@ export async function simulate(
 }
 
 /** The allowance as the table's title says it. */
-const ALLOWANCE_TEXT = `ceil(N/50) + ${ALLOWANCE} up to 500, 1.10 × ceil(N/50) + ${ALLOWANCE + 20} above, + 2 % of the daily limit at most`;
+const ALLOWANCE_TEXT = `ceil(N/50) + ${ALLOWANCE} up to 500, 1.10 × ceil(N/50) + ${ALLOWANCE + 20} + min(⌈rate × round trip⌉, ceil(N/50)) above, + 2 % of the daily limit at most`;
 
 /** The most requests the drains of a trial may send: the allowance of each drain's entries. */
 function allowanceOf(t: SimTrial): number {
   const account = accountOf(t.horizon);
+  // The longest round trip the drain can measure without waiting at the gate.
+  const roundTripMs = t.net.rttMs + JITTER - 1;
   const budget = {
     allowance: ALLOWANCE,
+    ratePerSecond: t.net.rate,
+    roundTripMs,
     ...(account.dailyLimit !== undefined ? { dailyLimit: account.dailyLimit } : {}),
   };
   const parts = t.scenario === "urls" ? [0, 1, 2].map((i) => Math.floor((t.n + 2 - i) / 3)) : [t.n];

@@ -11,8 +11,9 @@
  *   (ambiguous: a request with a lost attempt, answered or not);
  * - on a failure no request is started any more, the requests in flight finish and are
  *   recorded, and a {@link PartialFailure} carries the progress and the state to continue from;
- * - requests answered stay within `ceil(N/50) + 4` for N ≤ 500 and `1.10 × ceil(N/50) + 24` above
- *   (with the default `windowAllowance`; see `windowRoom`), and within `ceil(N/50)` plus 2 % of
+ * - requests answered stay within `ceil(N/50) + 4` for N ≤ 500 and `1.10 × ceil(N/50) + 24 +
+ *   min(⌈rate × round trip⌉, ceil(N/50))` above (with the default `windowAllowance`, the gate's
+ *   rate and the measured round trip, reported as `budgetNet`; see `windowRoom`), and within `ceil(N/50)` plus 2 % of
  *   the account's daily limit when that is known (`dailyLimit`, or `RateLimit-Limit` read by the
  *   gate); `concurrency: 1` is the sequential drain: one window, one cursor, ceil(N/50) requests.
  *
@@ -64,6 +65,12 @@ export interface WindowDrainProgress extends DrainProgress {
   splits: number;
   /** Most windows in flight at once. */
   maxInFlight: number;
+  /**
+   * The largest rate (requests a second, as the gate knew it) and round trip (ms, as the drain
+   * measured it) the window budget credited, when both were known: the requests of the drain
+   * stay within `requestAllowance(N, { ratePerSecond, roundTripMs })` with these.
+   */
+  budgetNet?: { ratePerSecond: number; roundTripMs: number };
 }
 
 /** One request of the drain: its window and the attempts it made. */
@@ -165,6 +172,8 @@ class WindowRunner {
   private failure: { error: unknown } | undefined;
   /** The floor of recent round trips of a request, ms. */
   private roundTripMs: number | undefined;
+  /** The largest rate and round trip the plan's budget was given (see `budgetNet`). */
+  private peak: { ratePerSecond: number; roundTripMs: number } | undefined;
 
   constructor(
     private readonly setup: Setup,
@@ -226,6 +235,7 @@ class WindowRunner {
     // The floor of recent round trips: what latency takes, without the time spent waiting at the
     // gate (rising slowly when every request takes longer).
     this.roundTripMs = Math.min(rtt, (this.roundTripMs ?? rtt) * 1.05);
+    this.notePeak(this.gate?.ratePerSecond, this.roundTripMs);
     const decision = this.setup.plan.answer(job.w, page.workflowRuns.length, page.cursor, {
       inFlight: this.pool.inFlight,
       // After a failure the answer is recorded, but no window is split any more.
@@ -237,6 +247,15 @@ class WindowRunner {
     });
     if (decision.kind === "loop") this.fail(new SvcError("SVC_CURSOR_LOOP", decision.reason));
     if (this.opts.onPage) await this.report(job.w.window, page);
+  }
+
+  /** Remembers the largest rate and round trip the budget is given. */
+  private notePeak(rate: number | undefined, rtt: number): void {
+    if (rate === undefined) return;
+    this.peak = {
+      ratePerSecond: Math.max(rate, this.peak?.ratePerSecond ?? 0),
+      roundTripMs: Math.max(rtt, this.peak?.roundTripMs ?? 0),
+    };
   }
 
   private settleError(job: Job, error: unknown): void {
@@ -288,6 +307,7 @@ class WindowRunner {
       windowState: plan.snapshot(),
       splits: plan.splits,
       maxInFlight: this.pool.maxInFlight,
+      ...(this.peak !== undefined ? { budgetNet: { ...this.peak } } : {}),
     };
   }
 }

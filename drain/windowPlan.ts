@@ -633,10 +633,19 @@ export class WindowPlan {
     return Math.max(rho * Math.min(hi - lo + 1, Math.max(now - hi, 1)), w.resumed);
   }
 
-  /** The window budget now: the settings', with the smaller daily limit of them and `at`. */
+  /**
+   * The window budget now: the settings', with the smaller daily limit of them and `at`, and the
+   * gate's rate and the measured round trip (the windows they need in flight are credited).
+   */
   private budget(at: PlanContext): WindowBudget {
     const limits = [this.settings.dailyLimit, at.dailyLimit].filter((x): x is number => x !== undefined);
-    return limits.length === 0 ? this.settings : { ...this.settings, dailyLimit: Math.min(...limits) };
+    const { ratePerSecond, roundTripMs } = at;
+    const net = {
+      ...(ratePerSecond !== undefined && roundTripMs !== undefined ? { ratePerSecond, roundTripMs } : {}),
+    };
+    return limits.length === 0
+      ? { ...this.settings, ...net }
+      : { ...this.settings, ...net, dailyLimit: Math.min(...limits) };
   }
 
   /**

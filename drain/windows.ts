@@ -14,12 +14,14 @@
  * planner lets a drain open a window only while the requests beyond ceil(runs/50) so far, plus one
  * per window open after it, stay within the allowance (see {@link windowRoom}): `allowance` (4)
  * until more than {@link SMALL_DRAIN_RUNS} (500) runs were resumed, and
- * `allowance + LARGE_DRAIN_CREDIT + overhead × ceil(runs / 50)` after; and, when the account's
- * daily limit is known, never more than {@link DAILY_LIMIT_SHARE} (2 %) of it. That keeps the
- * requests of a whole drain of N entries within `ceil(N/50) + 4` for N ≤ 500 and
- * `1.10 × ceil(N/50) + 24` above (or `ceil(N/50) + 2 % of the daily limit` when that is smaller),
- * for any distribution of failure times: the drain does not know N in advance, so the larger
- * allowance is only spent once more than 500 runs came back.
+ * `allowance + LARGE_DRAIN_CREDIT + overhead × ceil(runs / 50) + min(⌈rate × round trip⌉,
+ * ceil(runs / 50))` after (the last term: one window for each request the account's rate and the
+ * round trip need in flight, earned page by page like the rest); and, when the account's daily
+ * limit is known, never more than {@link DAILY_LIMIT_SHARE} (2 %) of it. That keeps the requests
+ * of a whole drain of N entries within `ceil(N/50) + 4` for N ≤ 500 and `1.10 × ceil(N/50) + 24 +
+ * min(⌈rate × round trip⌉, ceil(N/50))` above (or `ceil(N/50) + 2 % of the daily limit` when that
+ * is smaller), for any distribution of failure times: the drain does not know N in advance, so
+ * the larger allowance is only spent once more than 500 runs came back.
  *
  * @packageDocumentation
  */
@@ -195,14 +197,40 @@ export interface WindowBudget {
    * {@link DAILY_LIMIT_SHARE} of it.
    */
   dailyLimit?: number;
+  /** The account's per-second limit as the rate gate knows it, when it does. */
+  ratePerSecond?: number;
+  /** The round trip of a request as the drain measures it, ms, when it has. */
+  roundTripMs?: number;
+}
+
+/**
+ * The requests the account's rate and the round trip need in flight, ⌈rate × round trip⌉, as
+ * far as `runs` runs have earned them (one per full page's worth, past {@link SMALL_DRAIN_RUNS}):
+ * a drain that keeps them in flight opens that many windows, each ending on one page that is not
+ * full, and the credit never exceeds the work (ceil(runs/50)). 0 while the rate or the round trip
+ * is unknown.
+ */
+export function parallelCredit(runs: number, budget: WindowBudget = {}): number {
+  const { ratePerSecond: rate, roundTripMs: rtt } = budget;
+  if (runs <= SMALL_DRAIN_RUNS || rate === undefined || rtt === undefined) return 0;
+  const need = Math.ceil((rate * rtt) / 1000 - 1e-9);
+  return Math.max(0, Math.min(need, Math.ceil(runs / MAX_RUNS_PER_REQUEST)));
 }
 
 /**
  * What the budget credits a drain that resumed `runs` runs, in requests: nothing up to
- * {@link SMALL_DRAIN_RUNS}, `LARGE_DRAIN_CREDIT + overhead × ceil(runs / 50)` above.
+ * {@link SMALL_DRAIN_RUNS}, `LARGE_DRAIN_CREDIT + overhead × ceil(runs / 50)` above, plus the
+ * {@link parallelCredit} of the rate and round trip in `budget`.
  */
-export function windowCredit(runs: number, overhead: number = WINDOW_OVERHEAD): number {
-  return runs > SMALL_DRAIN_RUNS ? LARGE_DRAIN_CREDIT + overhead * Math.ceil(runs / MAX_RUNS_PER_REQUEST) : 0;
+export function windowCredit(
+  runs: number,
+  overhead: number = WINDOW_OVERHEAD,
+  budget: WindowBudget = {},
+): number {
+  if (runs <= SMALL_DRAIN_RUNS) return 0;
+  return (
+    LARGE_DRAIN_CREDIT + overhead * Math.ceil(runs / MAX_RUNS_PER_REQUEST) + parallelCredit(runs, budget)
+  );
 }
 
 /**
@@ -210,7 +238,7 @@ export function windowCredit(runs: number, overhead: number = WINDOW_OVERHEAD): 
  * credit(runs)`, at most {@link DAILY_LIMIT_SHARE} of the daily limit when it is known.
  */
 export function windowAllowance(runs: number, budget: WindowBudget = {}): number {
-  const own = (budget.allowance ?? DEFAULT_WINDOW_ALLOWANCE) + windowCredit(runs, budget.overhead);
+  const own = (budget.allowance ?? DEFAULT_WINDOW_ALLOWANCE) + windowCredit(runs, budget.overhead, budget);
   if (budget.dailyLimit === undefined) return own;
   return Math.min(own, Math.floor(DAILY_LIMIT_SHARE * budget.dailyLimit + 1e-9));
 }
@@ -218,7 +246,9 @@ export function windowAllowance(runs: number, budget: WindowBudget = {}): number
 /**
  * The most requests a drain of `n` entries sends, for any distribution of their failure times:
  * ceil(n/50) (at least 1) plus {@link windowAllowance}: `ceil(n/50) + 4` up to 500 entries,
- * `1.10 × ceil(n/50) + 24` above, and at most `ceil(n/50) + 2 %` of a known daily limit.
+ * `1.10 × ceil(n/50) + 24 + min(⌈rate × round trip⌉, ceil(n/50))` above (the last term with the
+ * budget's `ratePerSecond` and `roundTripMs`; none without them), and at most `ceil(n/50) + 2 %`
+ * of a known daily limit.
  */
 export function requestAllowance(n: number, budget: WindowBudget = {}): number {
   const ideal = Math.max(1, Math.ceil(n / MAX_RUNS_PER_REQUEST));

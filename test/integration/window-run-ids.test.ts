@@ -58,7 +58,7 @@ describe("integration: a clustered drain of the service's run IDs ↔ emulator o
         const res = await drain(emulator, gateOf(emulator));
         assertLedgerExact(emulator);
         assert.equal(res.resumedCount, N);
-        const allowance = requestAllowance(N);
+        const allowance = requestAllowance(N, res.budgetNet ?? {});
         assert.ok(res.requestCount <= allowance, `${res.requestCount} requests > the allowance ${allowance}`);
         const limited = emulator.state.rateLimit.stats().limited;
         assert.equal(res.requestCount + limited, emulator.state.log.total, "every request answered or 429");
@@ -93,7 +93,8 @@ describe("integration: a clustered drain of the service's run IDs ↔ emulator o
         assertLedgerExact(emulator);
         assert.equal(err.partial.resumedCount + rest.resumedCount, N);
         const requests = err.partial.requestCount + rest.requestCount;
-        assert.ok(requests <= requestAllowance(N), `${requests} requests > ${requestAllowance(N)}`);
+        const allowance = requestAllowance(N, rest.budgetNet ?? {});
+        assert.ok(requests <= allowance, `${requests} requests > ${allowance}`);
         assert.deepEqual(windowsByRunId(emulator), [], "no window selects by run ID");
       });
     });

@@ -401,7 +401,7 @@ describe("client/windowPlan (the planner, without I/O)", () => {
       const requests = drive(dlq, again, 6);
       assert.equal(dlq.duplicates, 0, name);
       assert.equal(dlq.remaining, 0, name);
-      const bound = requestAllowance(n);
+      const bound = requestAllowance(n, AT);
       assert.ok(requests <= bound, `${name}: ${requests} requests > ${bound}`);
     }
   });
@@ -706,7 +706,7 @@ describe("client/windowPlan (the planner, without I/O)", () => {
   });
 
   describe("every distribution: each entry once, within the request bound", () => {
-    const bound = (n: number) => requestAllowance(n);
+    const bound = (n: number) => requestAllowance(n, AT);
     for (const name of Object.keys(DISTRIBUTIONS)) {
       for (const n of [0, 1, 237, 500, 501, 1_200, 2_500, 20_000]) {
         it(`${name}, N = ${n}`, () => {

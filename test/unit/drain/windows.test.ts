@@ -18,6 +18,8 @@ import {
   requestAllowance,
   windowAllowance,
   windowCredit,
+  parallelCredit,
+  WINDOW_OVERHEAD,
   windowRoom,
   validateWindowState,
   windowSelection,
@@ -196,6 +198,53 @@ describe("client/windows (planner)", () => {
         [100_000, 2_224],
       ];
       for (const [n, most] of cases) assert.equal(requestAllowance(n), most, `N = ${n}`);
+    });
+
+    it("adds min(⌈rate × round trip⌉, ceil(N/50)) above 500 entries, earned page by page; none up to 500 or unmeasured", () => {
+      const paid = { ratePerSecond: 500, roundTripMs: 150 }; // 75 in flight
+      const free = { ratePerSecond: 100, roundTripMs: 150 }; // 15 in flight
+      const cases: [number, typeof paid, number][] = [
+        [237, paid, 9],
+        [500, paid, 14],
+        [501, paid, 36 + 11], // ceil(501/50) = 11 < 75: never beyond the work
+        [1_200, paid, 50 + 24],
+        [1_200, free, 50 + 15],
+        [20_000, paid, 464 + 75],
+        [20_000, free, 464 + 15],
+        [100_000, paid, 2_224 + 75],
+        [100_000, { ratePerSecond: 100, roundTripMs: 50 }, 2_224 + 5],
+      ];
+      for (const [n, net, most] of cases)
+        assert.equal(requestAllowance(n, net), most, `N = ${n} at ${net.ratePerSecond}/s`);
+      assert.equal(
+        requestAllowance(20_000, { ratePerSecond: 500 }),
+        464,
+        "no round trip measured: no credit",
+      );
+      assert.equal(requestAllowance(20_000, { roundTripMs: 150 }), 464, "no rate known: no credit");
+      // What the drain has resumed is all it knows of N: 600 runs earned 12 of the 75.
+      assert.equal(parallelCredit(600, paid), 12);
+      assert.equal(parallelCredit(500, paid), 0);
+      assert.equal(windowCredit(600, WINDOW_OVERHEAD, paid), LARGE_DRAIN_CREDIT + 1.2 + 12);
+      assert.equal(
+        windowRoom({ runs: 20_000, shortfall: 50 * 10 }, 8, paid),
+        DEFAULT_WINDOW_ALLOWANCE + LARGE_DRAIN_CREDIT + 40 + 75 - 18,
+      );
+    });
+
+    it("still holds the requests beyond ceil(N/50) to 2 % of a known daily limit with the rate's credit", () => {
+      const paid = { ratePerSecond: 500, roundTripMs: 150, dailyLimit: 1_000 };
+      assert.equal(requestAllowance(20_000, paid), 420);
+      assert.equal(
+        requestAllowance(100_000, { ...paid, dailyLimit: 1_000_000 }),
+        2_299,
+        "1.10 × ceil(N/50) + 24 + 75 is smaller",
+      );
+      assert.equal(
+        requestAllowance(100_000, { ...paid, dailyLimit: 10_000 }),
+        2_200,
+        "2 % of 10,000 is smaller",
+      );
     });
 
     it("holds the requests beyond ceil(N/50) to 2 % of a known daily limit, the smaller allowance winning", () => {
