@@ -67,8 +67,10 @@ export interface DlqRecoveryArgs extends DlqSelectionArgs {
   /** Allow the token over plain `http://` to a non-loopback host. Default false. */
   allowInsecureHttp?: pulumi.Input<boolean>;
   /**
-   * Requests in flight at once (1 to 32): failure-time windows of a filter or `all` drain
-   * (default 16; `1` follows one cursor, exactly ceil(N/50) requests), `dlqIds` batches (default 4).
+   * Requests in flight at most (1 to 256), for failure-time windows of a filter or `all` drain and
+   * `dlqIds` batches alike. Unset (the default), a drain keeps about the account's rate times the
+   * measured round trip in flight (75 at 500 requests a second and 150 ms), never more than the
+   * rate allows; `1` follows one cursor, exactly ceil(N/50) requests.
    */
   concurrency?: pulumi.Input<number>;
   /**

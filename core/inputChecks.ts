@@ -106,11 +106,15 @@ export function checkInteger(
   v: unknown,
   min: number,
   max = Number.MAX_SAFE_INTEGER,
+  hint?: string,
 ): void {
   if (skipped(v)) return;
   if (typeof v !== "number" || !Number.isSafeInteger(v) || v < min || v > max) {
     const range =
       max === Number.MAX_SAFE_INTEGER ? `an integer ≥ ${min}` : `an integer from ${min} to ${max}`;
-    f.add(field, `\`${field}\` must be ${range}; got ${formatValue(v)}.`);
+    f.add(
+      field,
+      `\`${field}\` must be ${range}${hint !== undefined ? ` (${hint})` : ""}; got ${formatValue(v)}.`,
+    );
   }
 }

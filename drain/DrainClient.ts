@@ -109,7 +109,7 @@ export class DrainClient extends SvcClient {
             opts.signal,
             observe,
           ),
-        opts,
+        { ...opts, now: opts.now ?? this.now },
       ),
     );
   }

@@ -26,6 +26,7 @@ import { TaskPool, type Outcome } from "./pool";
 import type { CallState } from "../client/request";
 import type { ResumePage } from "../client/types";
 import type { DrainProgress, ResumeBatchEvent, ResumeByIdsOptions, ShortBatch } from "./types";
+import { MAX_IN_FLIGHT, RoundTripFloor, checkConcurrency, inFlightFor } from "./inFlight";
 
 /** Sends one batch of DLQ IDs, continuing after `cursor` (normally `undefined`). */
 export type BatchStep = (
@@ -269,8 +270,24 @@ class BatchResults {
 }
 
 /**
- * Splits `ids` into batches of at most {@link MAX_RUNS_PER_REQUEST}, runs up to `concurrency`
- * batches at once (on the {@link TaskPool} the windowed drain uses too), and returns the runs in
+ * Batches in flight now: about the rate times the measured round trip (see `inFlight.ts`), the
+ * rate being the gate's (or `maxRequestsPerSecond`, the smaller), at most `concurrency` (default
+ * {@link MAX_IN_FLIGHT}). Until a round trip is measured, or without a rate, `concurrency`, or
+ * {@link DEFAULT_CONCURRENCY} when it is not given (no rate: nothing says more would not be refused).
+ */
+function batchesInFlight(opts: ResumeByIdsOptions, rtt: RoundTripFloor): () => number {
+  return () => {
+    const rates = [opts.gate?.ratePerSecond, opts.maxRequestsPerSecond].filter(
+      (r): r is number => r !== undefined,
+    );
+    if (rates.length === 0 || rtt.ms === undefined) return opts.concurrency ?? DEFAULT_CONCURRENCY;
+    return inFlightFor(Math.min(...rates), rtt.ms, opts.concurrency ?? MAX_IN_FLIGHT);
+  };
+}
+
+/**
+ * Splits `ids` into batches of at most {@link MAX_RUNS_PER_REQUEST}, runs about rate × round trip
+ * batches at once (at most `concurrency`; see {@link batchesInFlight}) (on the {@link TaskPool} the windowed drain uses too), and returns the runs in
  * batch order. A batch answered 404 is narrowed (module comment). On the first other failure no
  * new batch is started; batches in flight finish and are recorded; then the failure is thrown
  * with the progress, including the IDs not resumed (`remainingDlqIds`).
@@ -285,7 +302,7 @@ export async function resumeBatches(
 ): Promise<DrainProgress> {
   // Each ID's grammar is checked by the caller (`DrainClient.resumeByIds`, contract.ts).
   if (!Array.isArray(ids)) throw new SvcError("SVC_INVALID_ARGUMENT", "`ids` must be an array of strings");
-  checkCount(opts.concurrency, "concurrency", 1);
+  checkConcurrency(opts.concurrency);
   checkCount(opts.maxNotFound, "maxNotFound", 0);
   checkCount(opts.maxRuns, "maxRuns", 0);
   const unique = [...new Set(ids)];
@@ -297,8 +314,16 @@ export async function resumeBatches(
   let requestCount = 0;
   let resumedCount = 0;
   let idsInFlight = 0;
+  const now = opts.now ?? Date.now;
+  const rtt = new RoundTripFloor();
+  const timed: BatchStep = async (dlqIds, cursor, state) => {
+    const sent = now();
+    const page = await step(dlqIds, cursor, state);
+    rtt.add(now() - sent);
+    return page;
+  };
   const send = (index: number) => (dlqIds: string[]) =>
-    drainPages((cursor, state) => step(dlqIds, cursor, state), {
+    drainPages((cursor, state) => timed(dlqIds, cursor, state), {
       keepRuns: opts.keepRuns,
       onPage: async ({ page }) => {
         requestCount += 1;
@@ -329,7 +354,7 @@ export async function resumeBatches(
     }
     return out.taken++;
   };
-  const pool = new TaskPool(opts.concurrency ?? DEFAULT_CONCURRENCY);
+  const pool = new TaskPool(batchesInFlight(opts, rtt));
   await pool.run({ take, start: runBatch, settle: (i, outcome) => out.settle(i, outcome) });
   return out.progress();
 }

@@ -11,6 +11,7 @@ export { DrainClient } from "./DrainClient";
 export { DrainError } from "./errors";
 export { DEFAULT_CONCURRENCY, DEFAULT_MAX_EMPTY_PAGES, MAX_NOT_FOUND_NARROWED } from "./cursorDrain";
 export { drainWindows, DEFAULT_WINDOW_CONCURRENCY } from "./windowDrain";
+export { MAX_IN_FLIGHT } from "./inFlight";
 export type { WindowStep, WindowDrainProgress } from "./windowDrain";
 export {
   DEFAULT_HORIZON_MS,

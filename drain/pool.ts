@@ -30,8 +30,16 @@ export class TaskPool {
   /** Most jobs in flight at once. */
   maxInFlight = 0;
 
-  /** @param limit - jobs in flight at most (≥ 1) */
-  constructor(private readonly limit: number) {}
+  /**
+   * @param limit - jobs in flight at most (≥ 1), or a function read before each start, so the
+   * limit can follow what the runner measures (a smaller one lets jobs in flight finish)
+   */
+  constructor(private readonly limit: number | (() => number)) {}
+
+  /** The limit now. */
+  private get most(): number {
+    return typeof this.limit === "number" ? this.limit : Math.max(1, this.limit());
+  }
 
   /** Runs until no job is in flight and `take` returns nothing. */
   async run<J, R>(jobs: PoolJobs<J, R>): Promise<void> {
@@ -62,7 +70,7 @@ export class TaskPool {
         this.inFlight -= 1;
         await jobs.settle(job, outcome);
       }
-      while (this.inFlight < this.limit) {
+      while (this.inFlight < this.most) {
         const job = jobs.take();
         if (job === undefined) break;
         launch(job);

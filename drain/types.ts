@@ -56,7 +56,12 @@ export interface ResumeBatchEvent {
 
 /** Options of {@link DrainClient.resumeByIds}. */
 export interface ResumeByIdsOptions {
-  /** Batches in flight at once. Default `4`. */
+  /**
+   * Batches in flight at most (1 to 256, `MAX_IN_FLIGHT`). Below it the call keeps about the rate
+   * (the gate's, or `maxRequestsPerSecond`) times the measured round trip in flight, plus 2; until
+   * a round trip is measured, or with neither a gate nor `maxRequestsPerSecond`, this many, or 4
+   * when unset.
+   */
   concurrency?: number;
   /**
    * Upper bound of request starts per second (retries included), in front of `gate` when one is
@@ -81,6 +86,8 @@ export interface ResumeByIdsOptions {
    * costs at most 12 requests.
    */
   maxNotFound?: number;
+  /** Clock, unix ms (the round trips). Default `Date.now`. */
+  now?: () => number;
   /**
    * Start no batch once the runs resumed plus the IDs of the batches in flight reach this many:
    * the call returns with `stoppedAtMaxRuns` and the IDs not sent in `remainingDlqIds`.
@@ -165,7 +172,8 @@ export interface OpenWindow extends DrainWindow {
 
 /**
  * What a cut-off windowed drain continues from: the windows still open (with their cursors) and
- * the counters of the window budget. Bounded: at most 64 windows, a few kB. Plain JSON.
+ * the counters of the window budget. Bounded: at most `MAX_SAVED_WINDOWS` (64) windows, a few kB
+ * (a drain with more open merges neighbours to save them). Plain JSON.
  */
 export interface WindowDrainState {
   /** Format version, `1`. */
@@ -226,7 +234,7 @@ export interface WindowPageEvent {
   windowsOpen: number;
   /** Windows with a request in flight now. */
   windowsInFlight: number;
-  /** Requests in flight at most: the `concurrency` option, or its default. */
+  /** Requests in flight at most: the `concurrency` option, or its default (256). */
   concurrency: number;
   /** Requests answered per second since this call started. */
   requestsPerSecond: number;
@@ -244,8 +252,10 @@ export interface WindowPageEvent {
  */
 export interface UnpacedWindowDrainOptions {
   /**
-   * Windows with a request in flight at most. `1` is the sequential drain: one cursor over the
-   * whole selection, ceil(N/50) requests, no windows. Default 16.
+   * Windows with a request in flight at most (1 to 256, `MAX_IN_FLIGHT`). Below it the drain keeps
+   * about the gate's rate times the measured round trip in flight, plus 2 (`GATE_BACKLOG`). `1` is
+   * the sequential drain: one cursor over the whole selection, ceil(N/50) requests, no windows.
+   * Default 256: as many as the rate and the round trip need.
    */
   concurrency?: number;
   /** Continue a cut-off windowed drain from the state it reported. */

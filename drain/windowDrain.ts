@@ -40,11 +40,15 @@ import type {
 } from "./types";
 import { WindowPlan, type PlannedWindow } from "./windowPlan";
 import { DEFAULT_HORIZON_MS, rootWindow, validateWindowState } from "./windows";
+import { MAX_IN_FLIGHT, checkConcurrency } from "./inFlight";
 
 export { GATE_BACKLOG } from "./windowPlan";
 
-/** Windows in flight at once by default. */
-export const DEFAULT_WINDOW_CONCURRENCY = 16;
+/**
+ * Windows in flight at most by default: {@link MAX_IN_FLIGHT}. Below it the planner keeps about the
+ * gate's rate times the measured round trip in flight (`targetWindows`).
+ */
+export const DEFAULT_WINDOW_CONCURRENCY = MAX_IN_FLIGHT;
 
 /**
  * Sends one resume request for `window`, continuing after `cursor`. Updates `state` as attempts
@@ -95,7 +99,7 @@ function setUp(selection: DlqSelection, opts: UnpacedWindowDrainOptions): Setup 
   if (selection.dlqIds !== undefined) {
     throw new SvcError("SVC_INVALID_ARGUMENT", "`dlqIds` cannot be drained in windows; use resumeByIds");
   }
-  checkCount(opts.concurrency, "concurrency", 1);
+  checkConcurrency(opts.concurrency);
   checkCount(opts.maxRequests, "maxRequests", 1);
   checkCount(opts.maxEmptyPages, "maxEmptyPages", 1);
   checkCount(opts.windowAllowance, "windowAllowance", 1);
@@ -172,6 +176,8 @@ class WindowRunner {
   private failure: { error: unknown } | undefined;
   /** The floor of recent round trips of a request, ms. */
   private roundTripMs: number | undefined;
+  /** The shortest round trip measured, ms: what the budget credits. */
+  private shortestMs: number | undefined;
   /** The largest rate and round trip the plan's budget was given (see `budgetNet`). */
   private peak: { ratePerSecond: number; roundTripMs: number } | undefined;
 
@@ -235,7 +241,8 @@ class WindowRunner {
     // The floor of recent round trips: what latency takes, without the time spent waiting at the
     // gate (rising slowly when every request takes longer).
     this.roundTripMs = Math.min(rtt, (this.roundTripMs ?? rtt) * 1.05);
-    this.notePeak(this.gate?.ratePerSecond, this.roundTripMs);
+    this.shortestMs = Math.min(rtt, this.shortestMs ?? rtt);
+    this.notePeak(this.gate?.ratePerSecond, this.shortestMs);
     const decision = this.setup.plan.answer(job.w, page.workflowRuns.length, page.cursor, {
       inFlight: this.pool.inFlight,
       // After a failure the answer is recorded, but no window is split any more.
@@ -243,6 +250,7 @@ class WindowRunner {
       now,
       ratePerSecond: this.gate?.ratePerSecond,
       roundTripMs: this.roundTripMs,
+      budgetRoundTripMs: this.shortestMs,
       dailyLimit: this.gate?.dailyRequests?.limit,
     });
     if (decision.kind === "loop") this.fail(new SvcError("SVC_CURSOR_LOOP", decision.reason));

@@ -99,6 +99,7 @@ import {
   windowRoom,
   type WindowBudget,
 } from "./windows";
+import { PAY_WINDOWS, gateBacklog, inFlightFor } from "./inFlight";
 
 // The tuned constants, in `planKnobs.ts`; exported from here too, as before.
 export {
@@ -120,15 +121,16 @@ export {
 };
 
 /**
- * Windows that keep the rate gate busy: `ceil(rate × round trip) + GATE_BACKLOG`, at most
- * `concurrency`; `concurrency` when the gate's rate or the round trip is not known.
+ * Windows that keep the rate gate busy: `ceil(rate × round trip)` plus the gate's backlog
+ * ({@link inFlightFor}), at most `concurrency`; `concurrency` when the gate's rate or the round
+ * trip is not known.
  */
 export function targetWindows(
   concurrency: number,
   at: Pick<PlanContext, "ratePerSecond" | "roundTripMs">,
 ): number {
   if (at.ratePerSecond === undefined || at.roundTripMs === undefined) return concurrency;
-  return Math.min(concurrency, Math.ceil((at.ratePerSecond * at.roundTripMs) / 1000) + GATE_BACKLOG);
+  return inFlightFor(at.ratePerSecond, at.roundTripMs, concurrency);
 }
 
 /** A window of the plan, with its cursor and what the planner knows about it. */
@@ -253,6 +255,11 @@ export interface PlanContext {
   ratePerSecond?: number;
   /** Round-trip time of a request (recent average, gate wait included), ms, when known. */
   roundTripMs?: number;
+  /**
+   * The shortest round trip measured, ms: what the window budget credits (a wait at a busy gate
+   * lengthens the others, and is no latency to keep requests in flight for). `roundTripMs` when unset.
+   */
+  budgetRoundTripMs?: number;
   /** The account's daily limit as the last answer stated it (`RateLimit-Limit`), when it did. */
   dailyLimit?: number;
 }
@@ -442,7 +449,7 @@ export class WindowPlan {
     const idle = this.settings.concurrency - at.inFlight - this.queue.length - 1;
     const sent = this.open.filter((o) => !o.held).length;
     const missing = targetWindows(this.settings.concurrency, at) - sent;
-    if (idle < 1 || missing < 1 || at.gateWaiting >= GATE_BACKLOG || w.atomic) return 0;
+    if (idle < 1 || missing < 1 || at.gateWaiting >= gateBacklog(at.ratePerSecond) || w.atomic) return 0;
     // Once a window came back empty, the failures are clustered (the piece holding the cluster
     // is narrowed) or running out: a new piece holds little, so splits halve.
     const halve = this.sawEmptyWindow;
@@ -466,7 +473,7 @@ export class WindowPlan {
     const tail = sent <= TAIL_WINDOWS && this.runs >= TAIL_SPLIT_RUNS;
     const paying = tail
       ? Math.max(2, this.payingPieces(w, at.now))
-      : Math.min(this.paying(at.now), this.payingPieces(w, at.now));
+      : Math.min(this.paying(at), this.payingPieces(w, at.now));
     return Math.min(1 + idle, 1 + missing, 1 + room, most, paying);
   }
 
@@ -583,15 +590,19 @@ export class WindowPlan {
   /**
    * The most pieces a split may make now so that every window opened past
    * {@link SMALL_DRAIN_RUNS} runs pays for itself ({@link PAY_PAGES}): unlimited while the
-   * density is not known or fewer than 500 runs came back.
+   * density is not known or fewer than 500 runs came back. A drain whose rate and round trip need
+   * more than {@link PAY_WINDOWS} windows in flight pays proportionally fewer pages a window, one
+   * at least: a window's page that is not full costs the gate the same, and it saves more time.
    */
-  private paying(now: number): number {
+  private paying(at: PlanContext): number {
     const rho = this.density();
     if (rho === undefined || this.runs <= SMALL_DRAIN_RUNS) return Infinity;
     const sent = this.open.filter((o) => !o.held);
-    const expected = sent.reduce((sum, o) => sum + this.expected(o, rho, now), 0);
+    const expected = sent.reduce((sum, o) => sum + this.expected(o, rho, at.now), 0);
     const work = this.runs - SMALL_DRAIN_RUNS + expected;
-    const windows = Math.floor(work / (PAY_PAGES * MAX_RUNS_PER_REQUEST));
+    const need = targetWindows(this.settings.concurrency, at);
+    const pages = Math.max(1, (PAY_PAGES * PAY_WINDOWS) / Math.max(PAY_WINDOWS, need));
+    const windows = Math.floor(work / (pages * MAX_RUNS_PER_REQUEST));
     return 1 + Math.max(0, windows - this.openedPast);
   }
 
@@ -639,7 +650,8 @@ export class WindowPlan {
    */
   private budget(at: PlanContext): WindowBudget {
     const limits = [this.settings.dailyLimit, at.dailyLimit].filter((x): x is number => x !== undefined);
-    const { ratePerSecond, roundTripMs } = at;
+    const { ratePerSecond } = at;
+    const roundTripMs = at.budgetRoundTripMs ?? at.roundTripMs;
     const net = {
       ...(ratePerSecond !== undefined && roundTripMs !== undefined ? { ratePerSecond, roundTripMs } : {}),
     };

@@ -81,7 +81,7 @@ const INPUTS: Record<keyof DlqRecoveryArgs, TypeSpec> = {
   concurrency: {
     ...INTEGER,
     description:
-      "Requests in flight at once (1 to 32): windows of a filter drain (default 16), `dlqIds` batches (4).",
+      "Requests in flight at most (1 to 256), windows of a filter drain and `dlqIds` batches alike. Default: about the account's rate times the measured round trip; 1 follows one cursor.",
   },
   maxRequestsPerSecond: {
     ...INTEGER,

@@ -107,6 +107,7 @@ async function simulateIds(n: number, net: Net, seed: number, o: IdsOptions) {
     resumeBatches(dlq.ids, dlq.stepOf(a, roundTrips(net, o.jitter, seed)), {
       keepRuns: false,
       gate: a.gate,
+      now: () => clock.now,
       ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
     }),
   );

@@ -31,6 +31,7 @@ import {
 import { accountProblem } from "../../core/accountRef";
 import { Failures, checkBoolean, checkInteger, checkString, checkUrl } from "../../core/inputChecks";
 import { formatValue } from "../../client/messageText";
+import { MAX_IN_FLIGHT } from "../../drain";
 import { unknownInputsProblem } from "../../core/inputNames";
 import { isUnknown } from "../../core/unknownValue";
 import type { StoredWindowState } from "./dlqRecoveryState";
@@ -194,8 +195,15 @@ export function maxRecordedOf(inputs: DlqRecoveryInputs): number {
 }
 /** Most IDs `notFoundDlqIds` keeps in state (`notFoundCount` counts them all). */
 export const NOT_FOUND_IDS_KEPT = 20;
-/** Upper bound of `concurrency`. */
-export const MAX_CONCURRENCY = 32;
+/**
+ * Upper bound of `concurrency`: the drains' own cap of requests in flight (`MAX_IN_FLIGHT`, for
+ * sockets and memory). Unset, a drain keeps about the account's rate times the round trip in flight.
+ */
+export const MAX_CONCURRENCY = MAX_IN_FLIGHT;
+
+/** What the bad-input message of `concurrency` says it is. */
+const CONCURRENCY_HINT =
+  "requests in flight at most; leave it unset for as many as the account's rate and round trip need";
 
 /**
  * A rule of this resource, stricter than the wire grammar: a timestamp input (`fromDate`,
@@ -335,7 +343,7 @@ export function validateInputs(news: DlqRecoveryInputs): Failures {
   checkString(f, "token", news.token, true);
   checkAccount(f, news);
   checkBoolean(f, "allowInsecureHttp", news.allowInsecureHttp);
-  checkInteger(f, "concurrency", news.concurrency, 1, MAX_CONCURRENCY);
+  checkInteger(f, "concurrency", news.concurrency, 1, MAX_CONCURRENCY, CONCURRENCY_HINT);
   checkInteger(f, "maxRequestsPerSecond", news.maxRequestsPerSecond, 1);
   checkInteger(f, "maxRecordedRuns", news.maxRecordedRuns, 0, MAX_RECORDED_RUNS_LIMIT);
   checkInteger(f, "maxRuns", news.maxRuns, 1);

@@ -27,7 +27,7 @@ type DlqRecovery struct {
 	BaseUrl pulumi.StringPtrOutput `pulumi:"baseUrl"`
 	// False when the drain was cut off or stopped at `maxRuns`; the next up continues it.
 	Complete pulumi.BoolOutput `pulumi:"complete"`
-	// Requests in flight at once (1 to 32): windows of a filter drain (default 16), `dlqIds` batches (4).
+	// Requests in flight at most (1 to 256), windows of a filter drain and `dlqIds` batches alike. Default: about the account's rate times the measured round trip; 1 follows one cursor.
 	Concurrency pulumi.IntPtrOutput `pulumi:"concurrency"`
 	// Resume exactly these DLQ entries (not with filters or `all`).
 	DlqIds pulumi.StringArrayOutput `pulumi:"dlqIds"`
@@ -128,7 +128,7 @@ type dlqRecoveryArgs struct {
 	AllowInsecureHttp *bool `pulumi:"allowInsecureHttp"`
 	// Base URL of the resume API. Falls back to the stack config `svc:baseUrl`, then `SVC_BASE_URL`.
 	BaseUrl *string `pulumi:"baseUrl"`
-	// Requests in flight at once (1 to 32): windows of a filter drain (default 16), `dlqIds` batches (4).
+	// Requests in flight at most (1 to 256), windows of a filter drain and `dlqIds` batches alike. Default: about the account's rate times the measured round trip; 1 follows one cursor.
 	Concurrency *int `pulumi:"concurrency"`
 	// Resume exactly these DLQ entries (not with filters or `all`).
 	DlqIds []string `pulumi:"dlqIds"`
@@ -170,7 +170,7 @@ type DlqRecoveryArgs struct {
 	AllowInsecureHttp pulumi.BoolPtrInput
 	// Base URL of the resume API. Falls back to the stack config `svc:baseUrl`, then `SVC_BASE_URL`.
 	BaseUrl pulumi.StringPtrInput
-	// Requests in flight at once (1 to 32): windows of a filter drain (default 16), `dlqIds` batches (4).
+	// Requests in flight at most (1 to 256), windows of a filter drain and `dlqIds` batches alike. Default: about the account's rate times the measured round trip; 1 follows one cursor.
 	Concurrency pulumi.IntPtrInput
 	// Resume exactly these DLQ entries (not with filters or `all`).
 	DlqIds pulumi.StringArrayInput
@@ -319,7 +319,7 @@ func (o DlqRecoveryOutput) Complete() pulumi.BoolOutput {
 	return o.ApplyT(func(v *DlqRecovery) pulumi.BoolOutput { return v.Complete }).(pulumi.BoolOutput)
 }
 
-// Requests in flight at once (1 to 32): windows of a filter drain (default 16), `dlqIds` batches (4).
+// Requests in flight at most (1 to 256), windows of a filter drain and `dlqIds` batches alike. Default: about the account's rate times the measured round trip; 1 follows one cursor.
 func (o DlqRecoveryOutput) Concurrency() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v *DlqRecovery) pulumi.IntPtrOutput { return v.Concurrency }).(pulumi.IntPtrOutput)
 }

@@ -47,7 +47,7 @@ class DlqRecoveryArgs:
         :param pulumi.Input[_builtins.bool] all: Resume every entry in the DLQ (required to mean everything).
         :param pulumi.Input[_builtins.bool] allow_insecure_http: Allow the token over plain `http://` to a non-loopback host. Default false.
         :param pulumi.Input[_builtins.str] base_url: Base URL of the resume API. Falls back to the stack config `svc:baseUrl`, then `SVC_BASE_URL`.
-        :param pulumi.Input[_builtins.int] concurrency: Requests in flight at once (1 to 32): windows of a filter drain (default 16), `dlqIds` batches (4).
+        :param pulumi.Input[_builtins.int] concurrency: Requests in flight at most (1 to 256), windows of a filter drain and `dlqIds` batches alike. Default: about the account's rate times the measured round trip; 1 follows one cursor.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] dlq_ids: Resume exactly these DLQ entries (not with filters or `all`).
         :param pulumi.Input['WorkflowFlowControlArgs'] flow_control: Flow-control override of the resumed runs; unset, they keep their own.
         :param pulumi.Input[Union[_builtins.int, _builtins.str]] from_date: Resume entries that failed at or after this time, unix milliseconds (an integer: 1763625600000 is 2025-11-20T08:00:00Z). A date string is refused at preview, naming its value in milliseconds.
@@ -154,7 +154,7 @@ class DlqRecoveryArgs:
     @pulumi.getter
     def concurrency(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        Requests in flight at once (1 to 32): windows of a filter drain (default 16), `dlqIds` batches (4).
+        Requests in flight at most (1 to 256), windows of a filter drain and `dlqIds` batches alike. Default: about the account's rate times the measured round trip; 1 follows one cursor.
         """
         return pulumi.get(self, "concurrency")
 
@@ -366,7 +366,7 @@ class DlqRecovery(pulumi.CustomResource):
         :param pulumi.Input[_builtins.bool] all: Resume every entry in the DLQ (required to mean everything).
         :param pulumi.Input[_builtins.bool] allow_insecure_http: Allow the token over plain `http://` to a non-loopback host. Default false.
         :param pulumi.Input[_builtins.str] base_url: Base URL of the resume API. Falls back to the stack config `svc:baseUrl`, then `SVC_BASE_URL`.
-        :param pulumi.Input[_builtins.int] concurrency: Requests in flight at once (1 to 32): windows of a filter drain (default 16), `dlqIds` batches (4).
+        :param pulumi.Input[_builtins.int] concurrency: Requests in flight at most (1 to 256), windows of a filter drain and `dlqIds` batches alike. Default: about the account's rate times the measured round trip; 1 follows one cursor.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] dlq_ids: Resume exactly these DLQ entries (not with filters or `all`).
         :param pulumi.Input[Union['WorkflowFlowControlArgs', 'WorkflowFlowControlArgsDict']] flow_control: Flow-control override of the resumed runs; unset, they keep their own.
         :param pulumi.Input[Union[_builtins.int, _builtins.str]] from_date: Resume entries that failed at or after this time, unix milliseconds (an integer: 1763625600000 is 2025-11-20T08:00:00Z). A date string is refused at preview, naming its value in milliseconds.
@@ -571,7 +571,7 @@ class DlqRecovery(pulumi.CustomResource):
     @pulumi.getter
     def concurrency(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
-        Requests in flight at once (1 to 32): windows of a filter drain (default 16), `dlqIds` batches (4).
+        Requests in flight at most (1 to 256), windows of a filter drain and `dlqIds` batches alike. Default: about the account's rate times the measured round trip; 1 follows one cursor.
         """
         return pulumi.get(self, "concurrency")
 

@@ -406,14 +406,14 @@ const ROWS: Row[] = [
     kind: "filters",
     patch: { concurrency: 0 },
     property: "concurrency",
-    mentions: ["`concurrency`", "from 1 to 32", "got 0"],
+    mentions: ["`concurrency`", "from 1 to 256", "leave it unset", "got 0"],
   },
   {
-    name: "concurrency 33",
+    name: "concurrency 257",
     kind: "filters",
-    patch: { concurrency: 33 },
+    patch: { concurrency: 257 },
     property: "concurrency",
-    mentions: ["`concurrency`", "from 1 to 32", "33"],
+    mentions: ["`concurrency`", "from 1 to 256", "257"],
   },
   {
     name: "maxRequestsPerSecond 0",
@@ -502,7 +502,7 @@ describe("components/providers/dlqRecovery: validateInputs", () => {
       retries: -2,
       baseUrl: "ftp://x",
       token: "",
-      concurrency: 99,
+      concurrency: 999,
       runLogFile: 1 as never,
     }).list;
     const props = list.map((f) => f.property);
@@ -571,7 +571,7 @@ describe("components/providers/dlqRecovery: check", () => {
 
   it("returns every validation failure together", async () => {
     const { provider } = dlqProvider();
-    const r = await provider.check({}, happyDlq("filters", { concurrency: 33, maxRequestsPerSecond: 0 }));
+    const r = await provider.check({}, happyDlq("filters", { concurrency: 257, maxRequestsPerSecond: 0 }));
     assert.deepEqual(r.failures?.map((f) => f.property).sort(), ["concurrency", "maxRequestsPerSecond"]);
   });
 

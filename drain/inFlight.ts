@@ -1,0 +1,80 @@
+/**
+ * How many requests a drain keeps in flight: about the account's rate times the round trip
+ * (Little's law: a gate that lets `rate` requests a second through, each answered a round trip
+ * later, is kept busy by `rate × round trip` requests), plus {@link GATE_BACKLOG} so the gate
+ * never waits for the next request under jitter, and never more than a cap for sockets and memory.
+ * More would only wait at the gate; fewer leave it idle. Windows of a filter drain and `dlqIds`
+ * batches both follow it.
+ *
+ * @packageDocumentation
+ */
+import { SvcError } from "../client/errors";
+import { GATE_BACKLOG } from "./planKnobs";
+
+/**
+ * The most requests one drain keeps in flight, whatever its `concurrency`: each holds a socket
+ * (well under the usual 1,024 open files a process gets) and an answer of up to 50 runs (a few kB),
+ * so 256 hold a few MB. 500 requests a second at a 300 ms round trip need 152; 256 leaves room
+ * for slower round trips.
+ */
+export const MAX_IN_FLIGHT = 256;
+
+/**
+ * Windows in flight up to which each window opened past 500 runs pays for `PAY_PAGES` full pages
+ * (8: what 100 requests a second at 50 ms need); a drain that needs more pays proportionally fewer
+ * pages a window, at least one (`WindowPlan.paying`).
+ */
+export const PAY_WINDOWS = 8;
+
+/** The wait at the gate {@link GATE_BACKLOG} requests make at 100 requests a second, ms. */
+const BACKLOG_MS = (GATE_BACKLOG * 1000) / 100;
+
+/**
+ * Requests waiting at a gate of `ratePerSecond` that are a backlog, not jitter: {@link GATE_BACKLOG}
+ * at 100 a second or less, as many as wait as long (20 ms) at a faster rate (10 at 500 a second).
+ * Answers come back bunched within a few ms, and at a fast rate a few ms are several requests.
+ */
+export function gateBacklog(ratePerSecond: number | undefined): number {
+  if (ratePerSecond === undefined) return GATE_BACKLOG;
+  return Math.max(GATE_BACKLOG, Math.ceil((ratePerSecond * BACKLOG_MS) / 1000 - 1e-9));
+}
+
+/**
+ * Requests in flight that keep a gate of `ratePerSecond` busy at `roundTripMs`:
+ * `ceil(rate × round trip)` plus the gate's backlog ({@link gateBacklog}), at most `cap`, at least 1.
+ */
+export function inFlightFor(ratePerSecond: number, roundTripMs: number, cap: number = MAX_IN_FLIGHT): number {
+  const need = Math.ceil((ratePerSecond * roundTripMs) / 1000 - 1e-9) + gateBacklog(ratePerSecond);
+  return Math.max(1, Math.min(cap, need));
+}
+
+/**
+ * The floor of recent round trips, ms: what latency takes without the time spent waiting at the
+ * gate (a request that did not wait brings it down at once; when every request takes longer it
+ * rises by 5 % an answer).
+ */
+export class RoundTripFloor {
+  /** The floor now; `undefined` before the first answer. */
+  ms: number | undefined;
+
+  /** Takes one round trip, ms. */
+  add(rtt: number): number {
+    this.ms = Math.min(rtt, (this.ms ?? rtt) * 1.05);
+    return this.ms;
+  }
+}
+
+/**
+ * Checks a `concurrency` option: unset (automatic), or an integer from 1 to {@link MAX_IN_FLIGHT}.
+ *
+ * @throws SvcError `SVC_INVALID_ARGUMENT` naming the range
+ */
+export function checkConcurrency(value: number | undefined): void {
+  if (value === undefined) return;
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1 || value > MAX_IN_FLIGHT) {
+    throw new SvcError(
+      "SVC_INVALID_ARGUMENT",
+      `\`concurrency\` must be an integer from 1 to ${MAX_IN_FLIGHT} (requests in flight at most; unset: about the rate × the round trip)`,
+    );
+  }
+}
