@@ -40,6 +40,7 @@ import type {
 } from "./types";
 import { WindowPlan, type PlannedWindow } from "./windowPlan";
 import { DEFAULT_HORIZON_MS, rootWindow, validateWindowState } from "./windows";
+import { fitWindowState } from "./savedState";
 import { MAX_IN_FLIGHT, checkConcurrency } from "./inFlight";
 
 export { GATE_BACKLOG } from "./windowPlan";
@@ -291,7 +292,7 @@ class WindowRunner {
         concurrency: this.setup.concurrency,
         requestsPerSecond: requestCount / Math.max((this.setup.now() - this.started) / 1000, 0.001),
         gateRatePerSecond: this.gate?.ratePerSecond,
-        state: this.setup.plan.snapshot(),
+        state: fitWindowState(this.setup.plan.snapshot()),
       });
     } catch (error) {
       this.fail(error);
@@ -312,7 +313,7 @@ class WindowRunner {
       resumedCount: this.tally.resumedCount,
       ambiguousRequests: this.tally.ambiguousRequests,
       cursor: whole ? only.cursor : undefined,
-      windowState: plan.snapshot(),
+      windowState: fitWindowState(plan.snapshot()),
       splits: plan.splits,
       maxInFlight: this.pool.maxInFlight,
       ...(this.peak !== undefined ? { budgetNet: { ...this.peak } } : {}),
