@@ -20,23 +20,29 @@ import { GATE_BACKLOG } from "./planKnobs";
 export const MAX_IN_FLIGHT = 256;
 
 /**
- * Windows in flight up to which each window opened past 500 runs pays for `PAY_PAGES` full pages
- * (8: what 100 requests a second at 50 ms need); a drain that needs more pays proportionally fewer
- * pages a window, at least one (`WindowPlan.paying`).
+ * The windows in flight 100 requests a second at 50 ms need (8), which the planner's constants
+ * were tuned at. A drain that needs more pays proportionally fewer than `PAY_PAGES` pages a window
+ * opened past 500 runs, one at least (`WindowPlan.paying`), and its answers come back bunched
+ * enough that the gate's backlog is measured against the round trip ({@link gateBacklog}).
  */
-export const PAY_WINDOWS = 8;
+export const BASE_WINDOWS = 8;
 
 /** The wait at the gate {@link GATE_BACKLOG} requests make at 100 requests a second, ms. */
 const BACKLOG_MS = (GATE_BACKLOG * 1000) / 100;
 
 /**
  * Requests waiting at a gate of `ratePerSecond` that are a backlog, not jitter: {@link GATE_BACKLOG}
- * at 100 a second or less, as many as wait as long (20 ms) at a faster rate (10 at 500 a second).
- * Answers come back bunched within a few ms, and at a fast rate a few ms are several requests.
+ * at 100 a second or less, as many as wait as long (20 ms) at a faster rate (10 at 500 a second),
+ * and, for a drain that needs more than {@link BASE_WINDOWS} in flight at `roundTripMs`, at least
+ * half of what the gate lets through in one (7 at 100 a second and 150 ms): answers come back
+ * bunched, and the windows that continue queue at the gate for a while and leave it idle later in
+ * the round trip unless more are sent.
  */
-export function gateBacklog(ratePerSecond: number | undefined): number {
+export function gateBacklog(ratePerSecond: number | undefined, roundTripMs?: number): number {
   if (ratePerSecond === undefined) return GATE_BACKLOG;
-  return Math.max(GATE_BACKLOG, Math.ceil((ratePerSecond * BACKLOG_MS) / 1000 - 1e-9));
+  const need = roundTripMs === undefined ? 0 : (ratePerSecond * roundTripMs) / 1000;
+  const half = need > BASE_WINDOWS ? Math.floor(need / 2 + 1e-9) : 0;
+  return Math.max(GATE_BACKLOG, Math.ceil((ratePerSecond * BACKLOG_MS) / 1000 - 1e-9), half);
 }
 
 /**

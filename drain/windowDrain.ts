@@ -251,7 +251,7 @@ class WindowRunner {
       now,
       ratePerSecond: this.gate?.ratePerSecond,
       roundTripMs: this.roundTripMs,
-      budgetRoundTripMs: this.shortestMs,
+      shortestRoundTripMs: this.shortestMs,
       dailyLimit: this.gate?.dailyRequests?.limit,
     });
     if (decision.kind === "loop") this.fail(new SvcError("SVC_CURSOR_LOOP", decision.reason));

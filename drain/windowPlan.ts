@@ -99,7 +99,7 @@ import {
   windowRoom,
   type WindowBudget,
 } from "./windows";
-import { PAY_WINDOWS, gateBacklog, inFlightFor } from "./inFlight";
+import { BASE_WINDOWS, gateBacklog, inFlightFor } from "./inFlight";
 
 // The tuned constants, in `planKnobs.ts`; exported from here too, as before.
 export {
@@ -256,10 +256,11 @@ export interface PlanContext {
   /** Round-trip time of a request (recent average, gate wait included), ms, when known. */
   roundTripMs?: number;
   /**
-   * The shortest round trip measured, ms: what the window budget credits (a wait at a busy gate
-   * lengthens the others, and is no latency to keep requests in flight for). `roundTripMs` when unset.
+   * The shortest round trip measured, ms: what the window budget credits and the gate's backlog is
+   * measured against (a wait at a busy gate lengthens the others, and is no latency to keep
+   * requests in flight for). `roundTripMs` when unset.
    */
-  budgetRoundTripMs?: number;
+  shortestRoundTripMs?: number;
   /** The account's daily limit as the last answer stated it (`RateLimit-Limit`), when it did. */
   dailyLimit?: number;
 }
@@ -449,7 +450,8 @@ export class WindowPlan {
     const idle = this.settings.concurrency - at.inFlight - this.queue.length - 1;
     const sent = this.open.filter((o) => !o.held).length;
     const missing = targetWindows(this.settings.concurrency, at) - sent;
-    if (idle < 1 || missing < 1 || at.gateWaiting >= gateBacklog(at.ratePerSecond) || w.atomic) return 0;
+    const backlog = gateBacklog(at.ratePerSecond, at.shortestRoundTripMs ?? at.roundTripMs);
+    if (idle < 1 || missing < 1 || at.gateWaiting >= backlog || w.atomic) return 0;
     // Once a window came back empty, the failures are clustered (the piece holding the cluster
     // is narrowed) or running out: a new piece holds little, so splits halve.
     const halve = this.sawEmptyWindow;
@@ -591,7 +593,7 @@ export class WindowPlan {
    * The most pieces a split may make now so that every window opened past
    * {@link SMALL_DRAIN_RUNS} runs pays for itself ({@link PAY_PAGES}): unlimited while the
    * density is not known or fewer than 500 runs came back. A drain whose rate and round trip need
-   * more than {@link PAY_WINDOWS} windows in flight pays proportionally fewer pages a window, one
+   * more than {@link BASE_WINDOWS} windows in flight pays proportionally fewer pages a window, one
    * at least: a window's page that is not full costs the gate the same, and it saves more time.
    */
   private paying(at: PlanContext): number {
@@ -601,7 +603,7 @@ export class WindowPlan {
     const expected = sent.reduce((sum, o) => sum + this.expected(o, rho, at.now), 0);
     const work = this.runs - SMALL_DRAIN_RUNS + expected;
     const need = targetWindows(this.settings.concurrency, at);
-    const pages = Math.max(1, (PAY_PAGES * PAY_WINDOWS) / Math.max(PAY_WINDOWS, need));
+    const pages = Math.max(1, (PAY_PAGES * BASE_WINDOWS) / Math.max(BASE_WINDOWS, need));
     const windows = Math.floor(work / (pages * MAX_RUNS_PER_REQUEST));
     return 1 + Math.max(0, windows - this.openedPast);
   }
@@ -651,7 +653,7 @@ export class WindowPlan {
   private budget(at: PlanContext): WindowBudget {
     const limits = [this.settings.dailyLimit, at.dailyLimit].filter((x): x is number => x !== undefined);
     const { ratePerSecond } = at;
-    const roundTripMs = at.budgetRoundTripMs ?? at.roundTripMs;
+    const roundTripMs = at.shortestRoundTripMs ?? at.roundTripMs;
     const net = {
       ...(ratePerSecond !== undefined && roundTripMs !== undefined ? { ratePerSecond, roundTripMs } : {}),
     };
