@@ -12,7 +12,8 @@
  *   one DlqRecovery over 10,000 and over 1,000,000 entries; the state file's size, and the peak
  *   RSS of every process under the CLI (sampled from /proc every 100 ms), the svc provider's
  *   included (target: under 200 MB at 1,000,000 entries, the provider started as the CLI starts
- *   it: no Node flag, and no garbage collection forced by the product).
+ *   it: no Node flag, and no garbage collection forced by the product). `--paid`: at the paid
+ *   plan's 500 requests a second and a 150 ms round trip (many requests in flight).
  */
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
@@ -131,8 +132,16 @@ interface CliReport {
   peaks: Record<string, number>;
 }
 
+/**
+ * `--paid`: the paid plan's 500 requests a second enforced and a 150 ms (+ 0 to 8) round trip, as
+ * an operator far from the service has it: the drain keeps about 85 requests in flight.
+ */
+const PAID = process.argv.includes("--paid");
+
 async function cliDrain(emu: EmulatorProcess, entries: number): Promise<CliReport> {
   await emu.reseed(entries);
+  if (PAID)
+    await emu.admin("PUT", "/admin/faults", { latencyMs: 150, latencyJitterMs: 8, endpoints: ["resume"] });
   const program = `
 import { DlqRecovery } from "pulumi-svc";
 const recovery = new DlqRecovery("recovery", { all: true });
@@ -282,7 +291,7 @@ export async function run(): Promise<BenchResult> {
     r.skipped = problem;
     return r;
   }
-  const emu = await startEmulatorProcess(0);
+  const emu = PAID ? await startEmulatorProcess(0, "paid", true) : await startEmulatorProcess(0);
   try {
     if (!process.argv.includes("--cli-only")) await inProcessRows(r, emu);
     if (!process.argv.includes("--no-cli") && process.env.MEMORY_CLI !== "0") {
