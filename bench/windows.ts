@@ -17,8 +17,11 @@
  *   node -r ts-node/register/transpile-only bench/windows.ts [--sizes 2500,5000,20000,100000]
  *     [--scenarios uniform,hour,window,outage,bursts,urls] [--horizons unknown,payg]
  *     [--small 237,500,501,1200] [--trials 3] [--no-sequential] [--no-sim] [--out file.json]
- *     [--run-ids sdk,app,mixed,numeric,hex | all]
+ *     [--run-ids sdk,app,mixed,numeric,hex | all] [--rate 100|500] [--rtt ms]
  *
+ * `--rate`/`--rtt`: the account's per-second limit (500: the paid plan) and the emulator's latency
+ * a request; other than 100 and 50, the rows are judged on the rate rows' targets
+ * (`bench/lib/rateRows.ts`) and compared with the simulator at the same rate and round trip.
  * `--run-ids`: the shapes of the seeded entries' run IDs (`emulator/run-ids.ts`), each a row of
  * its own (default `sdk`, the official SDK's; `all`: every shape but `numeric`).
  *
@@ -36,6 +39,7 @@ import { benchMain } from "./lib/main";
 import { result, type BenchResult } from "./lib/result";
 import { fmt, stat } from "./lib/stats";
 import { trials as simTrials } from "./windowsSim";
+import { rateTarget } from "./lib/rateRows";
 import {
   HORIZON_TITLES,
   SCENARIOS,
@@ -51,8 +55,14 @@ import {
 } from "./windowScenarios";
 import type { RunIdShape } from "../emulator/run-ids";
 
-const LATENCY_MS = 50;
-const LIMIT = 100;
+/** `--rtt`: the emulator's latency a resume request, ms (section 9's 50 by default). */
+const LATENCY_MS = Number(arg("rtt") ?? 50);
+/** `--rate`: the account's per-second limit, 100 (the free plan) or 500 (the paid plan). */
+const LIMIT = Number(arg("rate") ?? 100);
+/** The account's net for the simulator and the rate rows' targets. */
+const NET = { rate: LIMIT, rttMs: LATENCY_MS };
+/** Whether a rate or round trip other than section 9's is measured: the rate rows' targets. */
+const RATE_ROWS = LIMIT !== 100 || LATENCY_MS !== 50;
 /** Trials of the simulator per row (`bench/windowsSim.ts`), the median compared. */
 const SIM_TRIALS = 5;
 /** How far the simulator's median may be from the real one (issue 27). */
@@ -164,7 +174,9 @@ async function trial(
   const started = performance.now();
   const results = await Promise.all(drains(emu, selections, horizon, sequential, () => (limited += 1)));
   const ms = performance.now() - started;
-  const budget = accountOf(horizon).dailyLimit !== undefined ? { dailyLimit: 1_000 } : {};
+  // The budget credits the round trip the drain measures: the latency and loopback's few ms.
+  const net = { ratePerSecond: LIMIT, roundTripMs: LATENCY_MS + 10 };
+  const budget = accountOf(horizon).dailyLimit !== undefined ? { ...net, dailyLimit: 1_000 } : net;
   const sizes = selections.map(
     (s) => list.filter((e) => !s.workflowUrl || e.workflowUrl === s.workflowUrl).length,
   );
@@ -224,7 +236,12 @@ function row({ trials: ts, seq }: Row, sim: Simulated | undefined): string[] {
   );
   const share = bound / ms.median;
   const range = ts.length > 1 ? ` (${(bound / ms.max).toFixed(2)}–${(bound / ms.min).toFixed(2)})` : "";
-  const target = t.sequential ? 0 : targetOf(t.scenario, t.n, t.horizon);
+  const target =
+    t.sequential || (RATE_ROWS && t.horizon === "free")
+      ? 0
+      : RATE_ROWS
+        ? rateTarget(NET, t.scenario, t.n)
+        : targetOf(t.scenario, t.n, t.horizon);
   const requests = stat(
     ts.map((x) => x.requests),
     "requests",
@@ -256,7 +273,7 @@ function row({ trials: ts, seq }: Row, sim: Simulated | undefined): string[] {
  * its CPU does not slow them.
  */
 async function simulated(t: Trial): Promise<Simulated> {
-  const ts = await simTrials(t.scenario, t.n, t.horizon, SIM_TRIALS, t.runIds);
+  const ts = await simTrials(t.scenario, t.n, t.horizon, SIM_TRIALS, t.runIds, false, NET);
   return {
     share:
       boundMs(t.n) /
@@ -330,7 +347,7 @@ async function table(rows: Row[]): Promise<string[][]> {
 export async function run(): Promise<BenchResult> {
   const r = result("windows", "9. Windowed drain at the rate limit");
   const plan = planOf();
-  const emu = await startEmulatorProcess(0, "free", true);
+  const emu = await startEmulatorProcess(0, LIMIT === 500 ? "paid" : "free", true);
   let rows: Row[];
   try {
     const native = await nativeLimit(emu);

@@ -72,6 +72,13 @@ const ID_TARGETS: [Net, number, number][] = [
   [{ rate: 500, rttMs: 150 }, 100_000, 0.85],
 ];
 
+/** The target share of a drain of `n` entries of `scenario` at `net`; 0 where none is set. */
+export function rateTarget(net: Net, scenario: Scenario, n: number): number {
+  if (scenario === "outage") return n === 100_000 ? OUTAGE_TARGET : 0;
+  if (scenario !== "uniform" && scenario !== "hour") return 0;
+  return TARGETS[`${net.rate}/${net.rttMs}`]?.find(([at]) => at === n)?.[1] ?? 0;
+}
+
 /** Every rate row, the sizes limited to `sizes` when given. */
 export function rateRowSpecs(sizes?: readonly number[]): RateRow[] {
   const keep = (n: number): boolean => sizes === undefined || sizes.includes(n);
