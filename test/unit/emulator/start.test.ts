@@ -45,7 +45,7 @@ describe("startEmulator", () => {
     await assert.rejects(startEmulator({ dlq: -1 }), /dlq must be an integer/);
     await assert.rejects(
       startEmulator({ plan: "gold" as never }),
-      /plan must be one of free, payg, fixed, got "gold"/,
+      /plan must be one of free, payg, fixed, paid, got "gold"/,
     );
     await assert.rejects(startEmulator({ token: "" }), /token must be a non-empty string/);
     await assert.rejects(
