@@ -188,8 +188,8 @@ describe("e2e: interrupted and killed `pulumi up`", function () {
     assert.equal(t.duplicates, 0, "none twice");
     assert.equal(emulator.state.dlq.size, 0);
     // The provider is killed with the CLI (the language host ends its plugins when the engine is
-    // gone): the answers of the requests it had in flight, at most `concurrency` (16) of 50 runs,
-    // never reach the run log.
+    // gone): the answers of the requests it had in flight, at most `concurrency` (its default
+    // cap) of 50 runs, never reach the run log.
     const logged = runLogLines(p);
     const inFlight = DEFAULT_WINDOW_CONCURRENCY * MAX_RUNS_PER_REQUEST;
     assert.ok(
