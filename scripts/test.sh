@@ -35,7 +35,7 @@ fi
 # waits on the CLI, the emulator's latency or its pacing part of the time. Measured on 2 cores,
 # a fresh clone's npm test with 5 workers: 282 s then 267 s, test:fast 48 and 50 s (with
 # 3, 4 and 6 workers, measured earlier on one clone, npm test was 10 to 18 % slower than with 5).
-longest=(test/e2e/own-program.test.ts test/e2e/release-plugin.test.ts test/e2e/policies.test.ts test/integration/window-allowance-20000.test.ts
+longest=(test/integration/window-allowance-100000.test.ts test/e2e/own-program.test.ts test/e2e/release-plugin.test.ts test/e2e/policies.test.ts test/integration/window-allowance-20000.test.ts
   test/integration/window-daily-cap.test.ts test/e2e/policy-gate.test.ts test/sdk/sdks.test.ts
   test/e2e/dlq-recovery.test.ts test/e2e/account.test.ts test/integration/shared-account.test.ts
   test/integration/drain-thread.test.ts test/integration/window-drain.test.ts test/unit/emulator/cli.test.ts
