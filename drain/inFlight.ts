@@ -9,7 +9,9 @@
  * @packageDocumentation
  */
 import { SvcError } from "../client/errors";
-import { GATE_BACKLOG } from "./planKnobs";
+import { BASE_WINDOWS, GATE_BACKLOG } from "./planKnobs";
+
+export { BASE_WINDOWS };
 
 /**
  * The most requests one drain keeps in flight, whatever its `concurrency`: each holds a socket
@@ -18,14 +20,6 @@ import { GATE_BACKLOG } from "./planKnobs";
  * for slower round trips.
  */
 export const MAX_IN_FLIGHT = 256;
-
-/**
- * The windows in flight 100 requests a second at 50 ms need (8), which the planner's constants
- * were tuned at. A drain that needs more pays proportionally fewer than `PAY_PAGES` pages a window
- * opened past 500 runs, one at least (`WindowPlan.paying`), and its answers come back bunched
- * enough that the gate's backlog is measured against the round trip ({@link gateBacklog}).
- */
-export const BASE_WINDOWS = 8;
 
 /** The wait at the gate {@link GATE_BACKLOG} requests make at 100 requests a second, ms. */
 const BACKLOG_MS = (GATE_BACKLOG * 1000) / 100;
