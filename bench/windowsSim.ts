@@ -32,7 +32,7 @@
  * is 50 ms flat. The default, {@link DEFAULT_JITTER}, is calibrated in docs/benchmarks.md (9).
  */
 import { DEFAULT_WINDOW_CONCURRENCY, drainWindows } from "../drain/windowDrain";
-import { DEFAULT_WINDOW_ALLOWANCE, requestAllowance } from "../drain/windows";
+import { requestAllowance } from "../drain/windows";
 import { FakeDlq, VirtualClock } from "./lib/windowSim";
 import { drainCeiling } from "./lib/ceiling";
 import { median, quantile } from "./lib/stats";
@@ -54,6 +54,7 @@ import {
   type Scenario,
 } from "./windowScenarios";
 import type { RunIdShape } from "../emulator/run-ids";
+import { DEFAULT_WINDOW_ALLOWANCE } from "../drain/planKnobs";
 
 /** `--allowance`: the windows a drain may open before it has resumed anything. */
 const ALLOWANCE = Number(arg("allowance") ?? DEFAULT_WINDOW_ALLOWANCE);

@@ -97,10 +97,8 @@ export {
   LARGE_DRAIN_CREDIT,
   SMALL_DRAIN_RUNS,
   MAX_SAVED_WINDOWS,
-  requestAllowance,
-  windowAllowance,
-  validateWindowState,
-} from "../drain/windows";
+} from "../drain/planKnobs";
+export { requestAllowance, windowAllowance, validateWindowState } from "../drain/windows";
 export { DEFAULT_MAX_EMPTY_PAGES, MAX_NOT_FOUND_NARROWED } from "../drain/cursorDrain";
 export type {
   AccountGate,

@@ -21,10 +21,8 @@ export {
   LARGE_DRAIN_CREDIT,
   SMALL_DRAIN_RUNS,
   MAX_SAVED_WINDOWS,
-  requestAllowance,
-  windowAllowance,
-  validateWindowState,
-} from "./windows";
+} from "./planKnobs";
+export { requestAllowance, windowAllowance, validateWindowState } from "./windows";
 export { RateGate, RateGateRegistry, accountRateGates, accountKey, CAUTIOUS_START_RATE } from "./rateGate";
 export type { RateGateOptions, RateGateStats } from "./rateGate";
 export type {

@@ -2,8 +2,9 @@
  * The tuned constants of the windowed drain's planner (`windowPlan.ts`) and window budget
  * (`windows.ts`), in one place. Each line says what it trades and which rows of
  * docs/benchmarks.md, section 9, it serves; the figures are there, the rules in
- * docs/design/drain.md. `windows.ts` and `windowPlan.ts` re-export them. Before changing one, run
- * the simulator as docs/design/drain.md says and compare every row, not only the one it serves.
+ * docs/design/drain.md. The package's entry points (`drain/index.ts`, `client/index.ts`) export
+ * the public ones from here. Before changing one, run the simulator as docs/design/drain.md says
+ * and compare every row, not only the one it serves.
  *
  * @packageDocumentation
  */

@@ -39,11 +39,10 @@ import type {
   WindowDrainState,
 } from "./types";
 import { WindowPlan, type PlannedWindow } from "./windowPlan";
-import { DEFAULT_HORIZON_MS, rootWindow, validateWindowState } from "./windows";
+import { rootWindow, validateWindowState } from "./windows";
 import { fitWindowState } from "./savedState";
 import { MAX_IN_FLIGHT, checkConcurrency } from "./inFlight";
-
-export { GATE_BACKLOG } from "./windowPlan";
+import { DEFAULT_HORIZON_MS } from "./planKnobs";
 
 /**
  * Windows in flight at most by default: {@link MAX_IN_FLIGHT}. Below it the planner keeps about the

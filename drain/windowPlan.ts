@@ -74,7 +74,6 @@ import { CursorChain } from "./cursorDrain";
 import { MAX_RUNS_PER_REQUEST, type DlqSelection } from "../client/contract";
 import type { DrainWindow, OpenWindow, WindowDrainState } from "./types";
 import {
-  GATE_BACKLOG,
   MAX_PIECES,
   LATER_PIECES,
   OLDER_LADDER_PIECES,
@@ -100,25 +99,6 @@ import {
   type WindowBudget,
 } from "./windows";
 import { BASE_WINDOWS, gateBacklog, inFlightFor } from "./inFlight";
-
-// The tuned constants, in `planKnobs.ts`; exported from here too, as before.
-export {
-  GATE_BACKLOG,
-  MAX_PIECES,
-  LATER_PIECES,
-  OLDER_LADDER_PIECES,
-  PROBE_SHARE,
-  DENSE_AFTER,
-  PAY_PAGES,
-  PIECE_PAGES,
-  TAIL_SPLIT_RUNS,
-  TAIL_WINDOWS,
-  DRAINED_MAX,
-  DRAINED_MIN,
-  DENSITY_SAMPLE,
-  NARROW_PIECES,
-  NARROW_WINDOWS,
-};
 
 /**
  * Windows that keep the rate gate busy: `ceil(rate × round trip)` plus the gate's backlog

@@ -42,21 +42,6 @@ import {
   LADDER_OLDER_RATIO,
 } from "./planKnobs";
 
-// The tuned constants, in `planKnobs.ts`; exported from here too, as before.
-export {
-  WINDOW_OVERHEAD,
-  DEFAULT_WINDOW_ALLOWANCE,
-  SMALL_DRAIN_RUNS,
-  LARGE_DRAIN_CREDIT,
-  DAILY_LIMIT_SHARE,
-  DEFAULT_HORIZON_MS,
-  MAX_SAVED_WINDOWS,
-  LOG_SPLIT_AFTER,
-  LADDER_FIRST_MS,
-  LADDER_RATIO,
-  LADDER_OLDER_RATIO,
-};
-
 function invalid(message: string): SvcError {
   return new SvcError("SVC_INVALID_ARGUMENT", message);
 }

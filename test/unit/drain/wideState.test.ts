@@ -9,10 +9,11 @@ import * as path from "node:path";
 import type { OpenWindow, WindowDrainState } from "../../../drain/types";
 import { drainWindows } from "../../../drain/windowDrain";
 import { RateGate } from "../../../drain/rateGate";
-import { MAX_SAVED_WINDOWS, requestAllowance, validateWindowState } from "../../../drain/windows";
+import { requestAllowance, validateWindowState } from "../../../drain/windows";
 import { fitWindowState } from "../../../drain/savedState";
 import { DAY, DISTRIBUTIONS, FakeDlq, VirtualClock } from "../../../bench/lib/windowSim";
 import { SecondLimit } from "../../../bench/lib/simAccount";
+import { MAX_SAVED_WINDOWS } from "../../../drain/planKnobs";
 
 const w = (from: number, to: number, cursor?: string): OpenWindow => ({
   from,

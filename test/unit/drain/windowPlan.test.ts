@@ -6,7 +6,11 @@
  */
 import { strict as assert } from "node:assert";
 import { MAX_RUNS_PER_REQUEST } from "../../../client/contract";
+import { WindowPlan, targetWindows, type PlanContext, type PlannedWindow } from "../../../drain/windowPlan";
+import { requestAllowance, splitOpenBelow, windowRoom } from "../../../drain/windows";
+import { DAY, DISTRIBUTIONS, FakeDlq, NOW } from "../../../bench/lib/windowSim";
 import {
+  DEFAULT_WINDOW_ALLOWANCE,
   DENSITY_SAMPLE,
   DRAINED_MAX,
   DRAINED_MIN,
@@ -15,18 +19,7 @@ import {
   PROBE_SHARE,
   TAIL_SPLIT_RUNS,
   TAIL_WINDOWS,
-  WindowPlan,
-  targetWindows,
-  type PlanContext,
-  type PlannedWindow,
-} from "../../../drain/windowPlan";
-import {
-  DEFAULT_WINDOW_ALLOWANCE,
-  requestAllowance,
-  splitOpenBelow,
-  windowRoom,
-} from "../../../drain/windows";
-import { DAY, DISTRIBUTIONS, FakeDlq, NOW } from "../../../bench/lib/windowSim";
+} from "../../../drain/planKnobs";
 
 const SETTINGS = { concurrency: 16, maxEmptyPages: 3, horizonMs: 3 * DAY };
 /** 100 requests a second and 50 ms round trips: 7 windows keep the gate busy. */

@@ -1,31 +1,33 @@
 import { strict as assert } from "node:assert";
 import { SvcError } from "../../../client";
 import {
-  DEFAULT_HORIZON_MS,
-  DAILY_LIMIT_SHARE,
-  DEFAULT_WINDOW_ALLOWANCE,
-  LADDER_FIRST_MS,
-  LADDER_OLDER_RATIO,
-  LADDER_RATIO,
-  LARGE_DRAIN_CREDIT,
   effectiveRange,
   splitOpenBelow,
   mayOpenWindow,
   rootWindow,
   splitWindow,
   splitWindowInto,
-  SMALL_DRAIN_RUNS,
   requestAllowance,
   windowAllowance,
   windowCredit,
   parallelCredit,
-  WINDOW_OVERHEAD,
   windowRoom,
   validateWindowState,
   windowSelection,
 } from "../../../drain/windows";
 import type { DrainWindow } from "../../../drain/types";
 import { DAY, NOW } from "../../../bench/lib/windowSim";
+import {
+  DAILY_LIMIT_SHARE,
+  DEFAULT_HORIZON_MS,
+  DEFAULT_WINDOW_ALLOWANCE,
+  LADDER_FIRST_MS,
+  LADDER_OLDER_RATIO,
+  LADDER_RATIO,
+  LARGE_DRAIN_CREDIT,
+  SMALL_DRAIN_RUNS,
+  WINDOW_OVERHEAD,
+} from "../../../drain/planKnobs";
 
 function invalidArgument(fn: () => unknown, field: RegExp): void {
   assert.throws(fn, (e: unknown) => {
