@@ -9,26 +9,13 @@ import * as pulumi from "@pulumi/pulumi";
 import { Account, type AccountArgs } from "../../../components/Account";
 import { ACCOUNT_ARGUMENTS } from "../../../components/accountArguments";
 import { ACCOUNT_OUTPUT_NAMES } from "../../../core/accountFields";
-import { PASSWORD, USERNAME, accountProvider } from "./helpers";
+import { PASSWORD, USERNAME, accountProvider, recordRegistrations } from "./helpers";
 
 const INPUTS = "its inputs are `accountApiUrl`, `username`, `password` and `allowInsecureHttp`.";
 const registered: pulumi.runtime.MockResourceArgs[] = [];
 
 describe("Account: an input it does not take is refused before anything is read", () => {
-  before(() => {
-    pulumi.runtime.setMocks(
-      {
-        newResource: (args) => {
-          registered.push(args);
-          return { id: `${args.name}-id`, state: args.inputs };
-        },
-        call: (args) => args.inputs,
-      },
-      "project",
-      "stack",
-      false,
-    );
-  });
+  before(() => recordRegistrations(registered));
   beforeEach(() => (registered.length = 0));
 
   it("its arguments are the account API's settings and `allowInsecureHttp`", () => {

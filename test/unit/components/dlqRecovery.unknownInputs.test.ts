@@ -16,7 +16,7 @@ import {
   validateInputs,
   type DlqRecoveryInputs,
 } from "../../../components/providers/dlqRecoveryInputs";
-import { T0, TOKEN, dlqProvider, happyDlq } from "./helpers";
+import { T0, TOKEN, dlqProvider, happyDlq, recordRegistrations } from "./helpers";
 
 /** The inputs listed by every message of an unknown DlqRecovery input. */
 const INPUTS =
@@ -28,20 +28,7 @@ const URL = "http://127.0.0.1/workflows/orders";
 const registered: pulumi.runtime.MockResourceArgs[] = [];
 
 describe("DlqRecovery: an input it does not take is refused before anything is sent", () => {
-  before(() => {
-    pulumi.runtime.setMocks(
-      {
-        newResource: (args) => {
-          registered.push(args);
-          return { id: `${args.name}-id`, state: args.inputs };
-        },
-        call: (args) => args.inputs,
-      },
-      "project",
-      "stack",
-      false,
-    );
-  });
+  before(() => recordRegistrations(registered));
   beforeEach(() => (registered.length = 0));
 
   it("lists the inputs of `DlqRecoveryArgs`, in the order of INPUT_ROLES, without what the component adds", () => {

@@ -3,6 +3,7 @@
  * loopback, providers wired to an injected environment and stack config, a happy-path
  * DlqRecovery input factory, a temporary working folder, and secret scans.
  */
+import * as pulumi from "@pulumi/pulumi";
 import { strict as assert } from "node:assert";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -161,6 +162,22 @@ export function dlqProvider(
     configOf(opts.config ?? {}),
   );
   return { provider: provider as unknown as TestDlqProvider, logs, cwd, shared };
+}
+
+/** Pulumi's mocks, each resource registered pushed onto `registered`, its inputs its state. */
+export function recordRegistrations(registered: pulumi.runtime.MockResourceArgs[]): void {
+  pulumi.runtime.setMocks(
+    {
+      newResource: (args) => {
+        registered.push(args);
+        return { id: `${args.name}-id`, state: args.inputs };
+      },
+      call: (args) => args.inputs,
+    },
+    "project",
+    "stack",
+    false,
+  );
 }
 
 const tempDirs: string[] = [];
