@@ -38,6 +38,22 @@ module.exports = {
       },
     },
     {
+      name: "provider-apart-from-components",
+      severity: "error",
+      comment:
+        "The provider process runs provider/ on core/, drain/ and client/: it loads nothing of components/ (the classes a program uses).",
+      from: { path: "^provider/" },
+      to: { path: "^(components|dynamic|policies)/" },
+    },
+    {
+      name: "components-apart-from-provider",
+      severity: "error",
+      comment:
+        "A program loads components/ on core/ and client/: none of the provider's resources nor the drains.",
+      from: { path: "^components/" },
+      to: { path: "^(provider|dynamic|drain)/" },
+    },
+    {
       name: "drain-below-components",
       severity: "error",
       comment:

@@ -9,7 +9,7 @@
  * count, not a timing.
  */
 import { requestAllowance } from "../drain/windows";
-import { DlqRecoveryProvider } from "../components/providers/dlqRecovery";
+import { DlqRecoveryProvider } from "../provider/dlqRecovery/controller";
 import { CREDS, startEmulatorProcess, type EmulatorProcess } from "./lib/emulator";
 import { benchMain } from "./lib/main";
 import { result, type BenchResult } from "./lib/result";

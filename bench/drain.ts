@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { SvcClient } from "../client";
-import { DlqRecoveryProvider } from "../components/providers/dlqRecovery";
+import { DlqRecoveryProvider } from "../provider/dlqRecovery/controller";
 import { bareDrain, barePool } from "./lib/bare";
 import { CREDS, startEmulatorProcess, type EmulatorProcess } from "./lib/emulator";
 import { benchMain } from "./lib/main";

@@ -13,7 +13,7 @@ const fs = require("node:fs");
 const { performance } = require("node:perf_hooks");
 const timers = require("node:timers");
 const path = require("node:path");
-const { DlqRecoveryProvider } = require("../dist/components/providers/dlqRecovery");
+const { DlqRecoveryProvider } = require("../dist/provider/dlqRecovery/controller");
 
 async function main() {
   const [baseUrl, token, dir, mode] = process.argv.slice(2);

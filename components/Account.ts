@@ -7,7 +7,7 @@ import {
 import type { AccountFieldValue } from "../client/accountRecord";
 import { unknownInputsProblem } from "../core/inputNames";
 import { ACCOUNT_PROVIDER_TYPE, ACCOUNT_TYPE } from "../core/typeTokens";
-import { ACCOUNT_ARGUMENTS, type AccountArgumentName } from "./accountArguments";
+import { ACCOUNT_ARGUMENTS, type AccountArgumentName } from "../core/resources/account";
 
 /**
  * The arguments of {@link Account}. Every one is optional: each falls back to stack

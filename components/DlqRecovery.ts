@@ -1,11 +1,20 @@
 import * as pulumi from "@pulumi/pulumi";
 import { isAccountResource, recordedAccount } from "./accountInput";
-import { DLQ_RECOVERY_RESULT_NAMES, type DlqRecoveryArgs, type DlqRecoveryResults } from "./dlqRecoveryArgs";
+import type { Account } from "./Account";
+import {
+  DLQ_RECOVERY_INPUT_NAMES,
+  DLQ_RECOVERY_RESULT_NAMES,
+  type DlqRecoveryArgsOf,
+  type DlqRecoveryResults,
+} from "../core/resources/dlqRecovery";
 import { DLQ_RECOVERY_PROVIDER_TYPE, DLQ_RECOVERY_TYPE } from "../core/typeTokens";
-import { DLQ_RECOVERY_INPUT_NAMES } from "./providers/dlqRecoveryInputs";
 import { unknownInputsProblem } from "../core/inputNames";
 
-export type { DlqRecoveryArgs, DlqSelectionArgs, FlowControlArgs, ResumedRunOutput } from "./dlqRecoveryArgs";
+export type { DlqSelectionArgs, FlowControlArgs, ResumedRunOutput } from "../core/resources/dlqRecovery";
+
+/** The arguments of a {@link DlqRecovery}; its `account` is an {@link Account} or an account ID. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the one declaration, with the SDK's Account
+export interface DlqRecoveryArgs extends DlqRecoveryArgsOf<Account> {}
 
 /** The outputs of {@link DlqRecovery}: each of {@link DlqRecoveryResults}, as an `Output`. */
 type ResultOutputs = { readonly [K in keyof DlqRecoveryResults]: pulumi.Output<DlqRecoveryResults[K]> };

@@ -6,27 +6,27 @@
  * @packageDocumentation
  */
 import * as pulumi from "@pulumi/pulumi";
-import {
-  FLOW_CONTROL_KEY_HEADER,
-  FLOW_CONTROL_VALUE_HEADER,
-  RETRIES_HEADER,
-  flowControlHeaderValue,
-  flowControlProblems,
-  isSet,
-  retriesProblems,
-  unknownFlowControlFields,
-  type FlowControlOverride,
-} from "../client";
-import { accountProblem } from "../core/accountRef";
+import { isSet, type FlowControlOverride } from "../client";
 import { parseDuration } from "../core/duration";
-import { unknownInputsProblem } from "../core/inputNames";
-import { formatValue } from "../client/messageText";
 import { WORKFLOW_TYPE } from "../core/typeTokens";
+import {
+  WORKFLOW_ARGUMENTS,
+  accountMessages,
+  delayMessages,
+  flowControlMessages,
+  retriesMessages,
+  workflowArgProblems,
+  workflowFlowControl,
+  workflowHeaders,
+  workflowUrlProblem,
+  type ArgumentReader,
+  type WorkflowArgumentName,
+  type WorkflowFlowControl,
+  type WorkflowOutputName,
+} from "../core/resources/workflow";
 import { isAccountResource, recordedAccount, type AccountArg } from "./accountInput";
-import { WORKFLOW_ARGUMENTS, type WorkflowArgumentName } from "./workflowArguments";
 
-/** Header carrying the delay of a triggered workflow run, e.g. `"600s"`. */
-export const DELAY_HEADER = "Svc-Delay";
+export { DELAY_HEADER, WORKFLOW_ARGUMENTS, type WorkflowFlowControl } from "../core/resources/workflow";
 
 /**
  * Flow control of a {@link Workflow}: runs with the same key share the parallelism and rate.
@@ -58,11 +58,6 @@ export interface WorkflowArgs {
   account?: AccountArg;
 }
 
-/** The resolved flow control of a {@link Workflow}, as its `flowControl` output (only the fields that are set). */
-export type WorkflowFlowControl = FlowControlOverride & { key: string };
-
-export { WORKFLOW_ARGUMENTS };
-
 /** `WORKFLOW_ARGUMENTS` and `WorkflowArgs` name the same arguments: the compiler checks both ways. */
 const SAME_ARGUMENTS: [
   Exclude<keyof WorkflowArgs, WorkflowArgumentName>,
@@ -71,162 +66,30 @@ const SAME_ARGUMENTS: [
   ? true
   : never = true;
 void SAME_ARGUMENTS;
-const ARGUMENTS = WORKFLOW_ARGUMENTS;
 
-/** True for a value not known yet: an Output or a promise (the component), an unknown (the provider). */
-export type IsPending = (v: unknown) => boolean;
-
-/** True for a value that is not known while the constructor runs (an Output or a promise). */
-function isLate(v: unknown): boolean {
-  return (
+/** Values as the component reads them: Outputs and promises are not known while it is built. */
+const COMPONENT_READER: ArgumentReader = {
+  isPending: (v) =>
     pulumi.Output.isInstance(v) ||
-    (v !== null && typeof v === "object" && typeof (v as { then?: unknown }).then === "function")
-  );
-}
+    (v !== null && typeof v === "object" && typeof (v as { then?: unknown }).then === "function"),
+  resourceKind: (v) =>
+    isAccountResource(v) ? "Account" : pulumi.Resource.isInstance(v) ? "other" : undefined,
+};
 
-/**
- * The rule of a workflow's `url`, different on purpose from the rule of a URL a credential is
- * sent to (`parseCredentialUrl` in `client/transport.ts`): a workflow URL carries no credential,
- * may be plain `http://` to any host and is shown as given.
- */
-function workflowUrlProblem(v: unknown): string | undefined {
-  if (!isSet(v)) return "`url` is required.";
-  let ok = false;
-  if (typeof v === "string") {
-    try {
-      const u = new URL(v);
-      ok = u.protocol === "http:" || u.protocol === "https:";
-    } catch {
-      ok = false;
-    }
-  }
-  return ok
-    ? undefined
-    : `\`url\` must be an http(s) URL such as "https://example.com/api/workflow"; got ${formatValue(v)}.`;
-}
+/** The outputs of the class (its `pulumi.Output` properties but `urn`). */
+type ClassOutputName = Exclude<
+  { [K in keyof Workflow]: Workflow[K] extends pulumi.Output<unknown> ? K : never }[keyof Workflow],
+  "urn"
+>;
 
-/** `retries`: the grammar of `Svc-Retries`. */
-function retriesMessages(v: unknown): string[] {
-  return retriesProblems(v).map((p) => p.message);
-}
-
-/** `account`: an `Account` resource or an account ID (the rule in `core/accountRef.ts`). */
-function accountMessages(v: unknown): string[] {
-  if (isAccountResource(v)) return [];
-  if (pulumi.Resource.isInstance(v)) {
-    return [
-      "`account` must be an `Account` resource or an account ID (a non-empty string); got another resource.",
-    ];
-  }
-  const p = accountProblem(v);
-  return p === undefined ? [] : [p];
-}
-
-/** `delay`: this component's own field (`Svc-Delay`), in the duration grammar of `duration.ts`. */
-function delayMessages(v: unknown): string[] {
-  if (!isSet(v) || parseDuration(v) !== undefined) return [];
-  return [
-    '`delay` must be a non-negative whole number of seconds or a duration such as "10m" ' +
-      `(units s, m, h, d); got ${formatValue(v)}.`,
-  ];
-}
-
-/**
- * The problems of a flow-control argument whose fields are known (late fields are skipped): the
- * grammar of the flow-control headers, then this component's own rules (a known set of fields,
- * a `key`, and `parallelism` or `rate`).
- *
- * @param fc - the `flowControl` argument
- * @param partial - true when some fields are not known yet: the "parallelism or rate" rule is
- * then only checked when they resolve
- * @param isPending - which values are not known yet (skipped)
- */
-function flowControlMessages(fc: unknown, partial: boolean, isPending: IsPending = isLate): string[] {
-  if (!isSet(fc)) return [];
-  const grammar = flowControlProblems(fc, { isPending });
-  if (typeof fc !== "object" || Array.isArray(fc)) return grammar.map((p) => p.message);
-  const o = fc as Record<string, unknown>;
-  const unset = (k: string): boolean => !isPending(o[k]) && !isSet(o[k]);
-  const problems = unknownFlowControlFields(fc, "Workflow").map((p) => p.message);
-  if (unset("key")) problems.push("`flowControl.key` is required.");
-  // "Sets nothing" and "period without a limit" are covered by the stricter rule below.
-  problems.push(...grammar.filter((p) => p.code === "invalid").map((p) => p.message));
-  if (!partial && unset("parallelism") && unset("rate")) {
-    problems.push("`flowControl` must set `parallelism` or `rate` (or both); it sets neither.");
-  }
-  return problems;
-}
-
-/**
- * Validates the arguments of a {@link Workflow} that are known when it is constructed. Values
- * that are Outputs or promises are checked once they resolve.
- *
- * @param args - the arguments as given
- * @param isPending - which values are not known yet, checked later: Outputs and promises by
- * default (the component); the engine's unknown value in the svc provider's `Construct`
- * @returns every problem, each a sentence naming the argument in backticks and the value; empty
- * when the known arguments are valid
- */
-export function workflowArgProblems(args: unknown, isPending: IsPending = isLate): string[] {
-  if (args === undefined || args === null || typeof args !== "object" || Array.isArray(args)) {
-    return [`the arguments must be an object with at least \`url\`; got ${formatValue(args)}.`];
-  }
-  const a = args as Record<string, unknown>;
-  const problems: string[] = [];
-  // One problem naming every argument it does not take (the engine's own `__` keys pass).
-  const unknown = unknownInputsProblem("Workflow", Object.keys(a), ARGUMENTS);
-  if (unknown !== undefined) problems.push(unknown);
-  if (!isPending(a.url)) {
-    const p = workflowUrlProblem(a.url);
-    if (p) problems.push(p);
-  }
-  if (!isPending(a.retries)) problems.push(...retriesMessages(a.retries));
-  if (!isPending(a.delay)) problems.push(...delayMessages(a.delay));
-  if (!isPending(a.account)) problems.push(...accountMessages(a.account));
-  if (!isPending(a.flowControl)) {
-    const fc = a.flowControl;
-    const partial = fc !== null && typeof fc === "object" && Object.values(fc).some(isPending);
-    problems.push(...flowControlMessages(fc, partial, isPending));
-  }
-  return problems;
-}
-
-/**
- * The `flowControl` output of a valid flow-control argument: the fields that are set, `key` first.
- *
- * @param v - a validated `flowControl` (its fields known, or the provider's unknown value)
- */
-export function workflowFlowControl(v: FlowControlOverride & { key: string }): WorkflowFlowControl {
-  const fc: WorkflowFlowControl = { key: v.key };
-  if (v.parallelism !== undefined && v.parallelism !== null) fc.parallelism = v.parallelism;
-  if (v.rate !== undefined && v.rate !== null) fc.rate = v.rate;
-  if (v.period !== undefined && v.period !== null) fc.period = v.period;
-  return fc;
-}
-
-/**
- * The headers an application sends when it triggers the workflow: `Svc-Retries`, `Svc-Delay`
- * (in seconds, e.g. `"600s"`), `Svc-Flow-Control-Key` and `Svc-Flow-Control-Value` (e.g.
- * `"parallelism=5, rate=10, period=1s"`) — only those whose setting is set.
- *
- * @param settings - validated settings
- */
-export function workflowHeaders(settings: {
-  retries?: number;
-  delaySeconds?: number;
-  flowControl?: WorkflowFlowControl;
-}): Record<string, string> {
-  const headers: Record<string, string> = {};
-  if (settings.retries !== undefined) headers[RETRIES_HEADER] = String(settings.retries);
-  if (settings.delaySeconds !== undefined) headers[DELAY_HEADER] = `${settings.delaySeconds}s`;
-  const fc = settings.flowControl;
-  if (fc !== undefined) {
-    headers[FLOW_CONTROL_KEY_HEADER] = fc.key;
-    const value = flowControlHeaderValue(fc);
-    if (value !== undefined) headers[FLOW_CONTROL_VALUE_HEADER] = value;
-  }
-  return headers;
-}
+/** `WORKFLOW_OUTPUT_SOURCES` and the class name the same outputs: the compiler checks both ways. */
+const SAME_OUTPUTS: [
+  Exclude<ClassOutputName, WorkflowOutputName>,
+  Exclude<WorkflowOutputName, ClassOutputName>,
+] extends [never, never]
+  ? true
+  : never = true;
+void SAME_OUTPUTS;
 
 /**
  * One workflow's trigger configuration: where it runs (`url`), how often a failed step is
@@ -290,10 +153,10 @@ export class Workflow extends pulumi.ComponentResource {
    * "Workflow `orders`: `retries` must be a non-negative integer; got -1."
    */
   constructor(name: string, args: WorkflowArgs, opts?: pulumi.ComponentResourceOptions) {
-    const problems = workflowArgProblems(args);
+    const problems = workflowArgProblems(args, COMPONENT_READER);
     if (problems.length > 0) throw new pulumi.RunError(`Workflow \`${name}\`: ${problems.join(" ")}`);
     const inputs: Record<string, unknown> = {};
-    for (const k of ARGUMENTS) if (args[k] !== undefined) inputs[k] = args[k];
+    for (const k of WORKFLOW_ARGUMENTS) if (args[k] !== undefined) inputs[k] = args[k];
     if (args.account !== undefined) inputs.account = recordedAccount(args.account);
     super(WORKFLOW_TYPE, name, inputs, opts);
 
@@ -316,7 +179,7 @@ export class Workflow extends pulumi.ComponentResource {
       .apply((v) => (!isSet(v) ? undefined : parseDuration(checked(delayMessages, v))));
     this.flowControl = pulumi.output(args.flowControl).apply((v) => {
       if (!isSet(v)) return undefined;
-      checked((x) => flowControlMessages(x, false), v);
+      checked((x) => flowControlMessages(x, false, COMPONENT_READER.isPending), v);
       return workflowFlowControl(v as FlowControlOverride & { key: string });
     });
     this.headers = pulumi
@@ -327,7 +190,7 @@ export class Workflow extends pulumi.ComponentResource {
 
     this.account = pulumi
       .output(recordedAccount(args.account) as pulumi.Input<string | undefined>)
-      .apply((v) => checked(accountMessages, v));
+      .apply((v) => checked((x) => accountMessages(x, COMPONENT_READER), v));
 
     this.registerOutputs({
       url: this.url,

@@ -11,13 +11,13 @@ export { ACCOUNT_FIELDS, ACCOUNT_RECORD_FIELDS, OUTPUT_OF_ACCOUNT_FIELD } from "
 export type { AccountOutputName, AccountRecordField } from "../core/accountFields";
 export { SETTINGS as CONNECTION_SETTINGS } from "../core/connection";
 export { DlqRecovery } from "./DlqRecovery";
+export type { DlqRecoveryArgs } from "./DlqRecovery";
 export type {
-  DlqRecoveryArgs,
   DlqRecoveryResults,
   DlqSelectionArgs,
   FlowControlArgs,
   ResumedRunOutput,
-} from "./dlqRecoveryArgs";
+} from "../core/resources/dlqRecovery";
 export { Provider } from "./Provider";
 export type { ProviderArgs } from "./Provider";
 export { Workflow, DELAY_HEADER } from "./Workflow";

@@ -9,7 +9,7 @@
 import * as grpc from "@grpc/grpc-js";
 import { EngineClient } from "@pulumi/pulumi/proto/engine_grpc_pb";
 import { LogRequest, LogSeverity } from "@pulumi/pulumi/proto/engine_pb";
-import { isListening } from "../components/providers/engineProtocol";
+import { isListening } from "./engineProtocol";
 
 /** The engine's `host:port` among the plugin's arguments (the first that is not a flag). */
 export function engineAddressOf(args: readonly string[]): string | undefined {

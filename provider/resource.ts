@@ -56,7 +56,7 @@ export class ResourceInitError extends Error {
   }
 }
 
-/** One resource type served by the provider (its logic lives in `components/providers/`). */
+/** One resource type served by the provider (its logic lives in its folder: `account/`, `dlqRecovery/`). */
 export interface ResourceAdapter {
   /** Takes the provider's configuration (the `svc:` stack config, or an explicit provider's inputs). */
   configure(config: StackConfigReader): Promise<void>;

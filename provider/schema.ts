@@ -8,8 +8,8 @@
 import { ACCOUNT_FIELD_LIST, type AccountFieldKind } from "../client/accountRecord";
 import { ACCOUNT_SETTINGS, SETTINGS, type SettingName } from "../core/connection";
 import { ACCOUNT_PROVIDER_TYPE } from "../core/typeTokens";
-import { dlqRecoveryResources, dlqRecoveryTypes } from "./dlqRecoverySchema";
-import { workflowResources, workflowTypes } from "./workflowSchema";
+import { dlqRecoveryResources, dlqRecoveryTypes } from "./dlqRecovery/schema";
+import { workflowResources, workflowTypes } from "./workflow/schema";
 
 /** A property of the schema (the part this provider uses). */
 export interface SchemaProperty {

@@ -14,8 +14,8 @@ import * as rpc from "@pulumi/pulumi/proto/provider_pb";
 import { PluginInfo } from "@pulumi/pulumi/proto/plugin_pb";
 import { Status } from "@pulumi/pulumi/proto/status_pb";
 import { ACCOUNT_PROVIDER_TYPE, DLQ_RECOVERY_PROVIDER_TYPE, WORKFLOW_TYPE } from "../core/typeTokens";
-import { AccountResource } from "./account";
-import { DlqRecoveryResource } from "./dlqRecovery";
+import { AccountResource } from "./account/resource";
+import { DlqRecoveryResource } from "./dlqRecovery/resource";
 import { engineAt, type Engine } from "./engine";
 import { ResourceInitError, type ResourceAdapter } from "./resource";
 import { changedConfig, checkConfig, configReader } from "./config";
@@ -86,7 +86,7 @@ function loadedOnUse(load: () => ComponentAdapter): ComponentAdapter {
 /** The component types of the provider (served by `Construct`), each with its logic. */
 export function servedComponents(): Components {
   const workflow = loadedOnUse(
-    () => new (require("./workflow") as typeof import("./workflow")).WorkflowComponent(),
+    () => new (require("./workflow/component") as typeof import("./workflow/component")).WorkflowComponent(),
   );
   return new Map<string, ComponentAdapter>([[WORKFLOW_TYPE, workflow]]);
 }

@@ -20,6 +20,7 @@ export const MAX_FUNCTION_LINES = 80;
 /** The folders the check covers by default. */
 export const PRODUCT_FOLDERS = [
   "components",
+  "dynamic",
   "client",
   "drain",
   "core",

@@ -13,9 +13,9 @@ import * as path from "node:path";
 import * as fs from "node:fs";
 import { startEmulator, type RunningEmulator } from "../emulator";
 import { accountRateGates } from "../drain";
-import { DlqRecoveryProvider } from "../components/providers/dlqRecovery";
-import { PartialStateError } from "../components/providers/engineProtocol";
-import type { DlqRecoveryInputs, DlqRecoveryOutputs } from "../components/providers/dlqRecoveryInputs";
+import { DlqRecoveryProvider } from "../provider/dlqRecovery/controller";
+import { PartialStateError } from "../provider/engineProtocol";
+import type { DlqRecoveryInputs, DlqRecoveryOutputs } from "../provider/dlqRecovery/inputs";
 
 const TOKEN = "tok-soak-0000000000";
 

@@ -4,7 +4,7 @@
  * `node --cpu-prof --cpu-prof-dir=bench/results/prof -r ts-node/register/transpile-only bench/profile/drainProfile.ts`
  * profiles only the drain side. Summarise with `bench/profile/top.ts`.
  */
-import { DlqRecoveryProvider } from "../../components/providers/dlqRecovery";
+import { DlqRecoveryProvider } from "../../provider/dlqRecovery/controller";
 import { bareDrain, barePool } from "../lib/bare";
 import { CREDS, startEmulatorProcess } from "../lib/emulator";
 

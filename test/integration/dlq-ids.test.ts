@@ -10,9 +10,9 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { DlqRecoveryProvider, type DlqRecoveryInputs } from "../../components/providers/dlqRecovery";
-import type { DlqRecoveryOutputs } from "../../components/providers/dlqRecoveryInputs";
-import { PartialStateError } from "../../components/providers/engineProtocol";
+import { DlqRecoveryProvider, type DlqRecoveryInputs } from "../../provider/dlqRecovery/controller";
+import type { DlqRecoveryOutputs } from "../../provider/dlqRecovery/inputs";
+import { PartialStateError } from "../../provider/engineProtocol";
 import { startEmulator, type RunningEmulator } from "../../emulator";
 
 const TOKEN = "tok-ids-7c2e90a4d1";

@@ -1,5 +1,5 @@
 /**
- * The drain thread (components/providers/drainThread.ts), against the real emulator over
+ * The drain thread (provider/dlqRecovery/drainThread.ts), against the real emulator over
  * loopback: a provider whose drains run in its worker thread, as the provider the CLI loads does,
  * gives the outputs, progress lines and run log of a drain in its own thread; a cut-off drain
  * still rejects with the partial state the engine saves; errors keep their class and message,
@@ -11,10 +11,10 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { Worker } from "node:worker_threads";
-import { DlqRecoveryProvider, type DlqRecoveryDeps } from "../../components/providers/dlqRecovery";
-import { ENGINE_CHECK_MS } from "../../components/providers/dlqRecoveryRun";
-import { ProviderProcess } from "../../components/providers/providerProcess";
-import { PartialStateError, crossingError, rebuiltError } from "../../components/providers/engineProtocol";
+import { DlqRecoveryProvider, type DlqRecoveryDeps } from "../../provider/dlqRecovery/controller";
+import { ENGINE_CHECK_MS } from "../../provider/dlqRecovery/run";
+import { ProviderProcess } from "../../provider/providerProcess";
+import { PartialStateError, crossingError, rebuiltError } from "../../provider/engineProtocol";
 import { ServiceError } from "../../core/serviceErrors";
 import { startEmulator, type RunningEmulator } from "../../emulator";
 import { settledResumedCount } from "../helpers/ledger";

@@ -1,5 +1,5 @@
 /**
- * The provider process's state (components/providers/providerProcess.ts): nothing of it is set
+ * The provider process's state (provider/providerProcess.ts): nothing of it is set
  * up when the provider modules are loaded; the dynamic-provider server's first `configure` starts
  * the watch on the process's output. In a process of its own, started as the dynamic-provider
  * server is (its path and the engine's address in argv).
@@ -17,8 +17,8 @@ process.argv[1] = "/x/node_modules/@pulumi/pulumi/cmd/dynamic-provider/index.js"
 process.argv[2] = "127.0.0.1:1";
 const listeners = () => process.stdout.listenerCount("error") + process.stderr.listenerCount("error");
 const before = listeners();
-const dlq = require("./components/providers/dlqRecovery");
-const account = require("./components/providers/account");
+const dlq = require("./dynamic/dlqRecovery");
+const account = require("./dynamic/account");
 const atImport = listeners() - before;
 const config = { config: { get: () => undefined } };
 (async () => {

@@ -19,8 +19,8 @@ import { strict as assert } from "node:assert";
 import type { IncomingMessage } from "node:http";
 import { SvcClient, SvcError, overrideHeaders, resumeQuery } from "../../client";
 import type { DlqSelection, FlowControlOverride } from "../../client";
-import { workflowArgProblems } from "../../components/Workflow";
-import { MIN_PLAUSIBLE_MS } from "../../components/providers/dlqRecoveryInputs";
+import { workflowArgProblems } from "../../core/resources/workflow";
+import { MIN_PLAUSIBLE_MS } from "../../provider/dlqRecovery/inputs";
 import { startEmulator, type LoggedRequest, type RunningEmulator } from "../../emulator";
 import { HttpError } from "../../emulator/http";
 import { parseFlowControlValue, parseOverrides } from "../../emulator/overrides";
@@ -241,8 +241,11 @@ async function dlqCheck(inputs: Record<string, unknown>): Promise<Verdict> {
   return r.failures === undefined ? "accept" : "refuse";
 }
 
+/** Every value known, none a resource: the arguments as a program gives them. */
+const KNOWN_VALUES = { isPending: () => false, resourceKind: () => undefined };
+
 function workflow(args: Record<string, unknown>): Verdict {
-  return workflowArgProblems({ url: "https://example.com/api/orders", ...args }).length === 0
+  return workflowArgProblems({ url: "https://example.com/api/orders", ...args }, KNOWN_VALUES).length === 0
     ? "accept"
     : "refuse";
 }

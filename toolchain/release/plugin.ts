@@ -6,7 +6,7 @@
  * svc <version> --file <archive>` installs. No Node.js is needed where it runs.
  *
  * 1. The provider (`provider/index.ts`) is bundled into one CommonJS file with esbuild, and the
- *    drain thread (`components/providers/drainThread.ts`) into another: a SEA has no file to start
+ *    drain thread (`provider/dlqRecovery/drainThread.ts`) into another: a SEA has no file to start
  *    a `Worker` from, so the drain thread's bundle is the executable's asset, which it starts as
  *    code (`eval: true`).
  * 2. The platform's Node.js binary comes from the npm registry (`node-<os>-<arch>`, `npm pack`),
@@ -199,7 +199,7 @@ export async function bundle(
   await esbuild.build({
     ...common,
     format: "iife",
-    entryPoints: ["components/providers/drainThread.ts"],
+    entryPoints: ["provider/dlqRecovery/drainThread.ts"],
     outfile: drainThread,
   });
   return { main, drainThread };

@@ -26,9 +26,9 @@ const ENTRY_POINTS = [
   "dist/client/index.js", // pulumi-svc/client
   "dist/drain/index.js", // pulumi-svc/drain
   ...fs
-    .readdirSync(path.join(ROOT, "components", "providers"))
+    .readdirSync(path.join(ROOT, "dynamic"))
     .filter((f) => f.endsWith(".ts"))
-    .map((f) => `dist/components/providers/${f.replace(/\.ts$/, ".js")}`), // pulumi-svc/providers/*
+    .map((f) => `dist/dynamic/${f.replace(/\.ts$/, ".js")}`), // pulumi-svc/providers/*
   "dist/policies/index.js", // the policy pack
 ];
 

@@ -7,7 +7,7 @@
 import { strict as assert } from "node:assert";
 import * as pulumi from "@pulumi/pulumi";
 import { Account, type AccountArgs } from "../../../components/Account";
-import { ACCOUNT_ARGUMENTS } from "../../../components/accountArguments";
+import { ACCOUNT_ARGUMENTS } from "../../../core/resources/account";
 import { ACCOUNT_OUTPUT_NAMES } from "../../../core/accountFields";
 import { PASSWORD, USERNAME, accountProvider, recordRegistrations } from "./helpers";
 

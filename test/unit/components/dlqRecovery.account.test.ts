@@ -7,8 +7,8 @@ import { strict as assert } from "node:assert";
 import { startEmulator, type RunningEmulator } from "../../../emulator";
 import { ACCOUNT_TYPE } from "../../../core/typeTokens";
 import { UNKNOWN } from "../../../core/unknownValue";
-import type { DlqRecoveryOutputs } from "../../../components/providers/dlqRecovery";
-import { specHash } from "../../../components/providers/dlqRecoveryInputs";
+import type { DlqRecoveryOutputs } from "../../../provider/dlqRecovery/controller";
+import { specHash } from "../../../provider/dlqRecovery/inputs";
 import {
   PASSWORD,
   TOKEN,

@@ -10,8 +10,8 @@ import {
   heldAtMaxRuns,
   resumedBefore,
   unfinishedLine,
-} from "../../../components/providers/dlqRecoveryChange";
-import type { DlqRecoveryInputs, DlqRecoveryOutputs } from "../../../components/providers/dlqRecoveryInputs";
+} from "../../../provider/dlqRecovery/change";
+import type { DlqRecoveryInputs, DlqRecoveryOutputs } from "../../../provider/dlqRecovery/inputs";
 
 const ids = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `dlq_${from + i}`);
 

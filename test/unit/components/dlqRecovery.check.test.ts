@@ -8,7 +8,7 @@ import {
   specHash,
   validateInputs,
   type DlqRecoveryInputs,
-} from "../../../components/providers/dlqRecoveryInputs";
+} from "../../../provider/dlqRecovery/inputs";
 import { T0, TOKEN, dlqProvider, happyDlq } from "./helpers";
 
 type Kind = "filters" | "ids" | "all";

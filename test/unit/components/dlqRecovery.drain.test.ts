@@ -5,7 +5,7 @@ import * as path from "node:path";
 import type { RunningEmulator } from "../../../emulator";
 import { startEmulator } from "../../../emulator";
 import { UNKNOWN } from "../../../core/unknownValue";
-import type { DlqRecoveryInputs } from "../../../components/providers/dlqRecovery";
+import type { DlqRecoveryInputs } from "../../../provider/dlqRecovery/controller";
 import {
   PASSWORD,
   T0,

@@ -2,7 +2,7 @@ import { strict as assert } from "node:assert";
 import * as pulumi from "@pulumi/pulumi";
 import { SELECTION_FIELDS } from "../../../client";
 import { DlqRecovery } from "../../../components/DlqRecovery";
-import { DLQ_RECOVERY_RESULT_NAMES } from "../../../components/dlqRecoveryArgs";
+import { DLQ_RECOVERY_RESULT_NAMES } from "../../../core/resources/dlqRecovery";
 import {
   INPUT_ROLES,
   RESULT_FIELDS,
@@ -11,7 +11,7 @@ import {
   SPEC_FIELDS,
   TUNING_FIELDS,
   specHash,
-} from "../../../components/providers/dlqRecoveryInputs";
+} from "../../../provider/dlqRecovery/inputs";
 
 const sorted = (l: readonly string[]): string[] => [...l].sort();
 

@@ -15,10 +15,10 @@ import {
   RunLogLines,
   count,
   openRunLog,
-} from "../../../components/providers/dlqRecoveryProgress";
-import { DEFAULT_MAX_RECORDED_RUNS } from "../../../components/providers/dlqRecoveryInputs";
-import { DlqRecoveryProvider } from "../../../components/providers/dlqRecovery";
-import { DlqRecoveryResource } from "../../../provider/dlqRecovery";
+} from "../../../provider/dlqRecovery/progress";
+import { DEFAULT_MAX_RECORDED_RUNS } from "../../../provider/dlqRecovery/inputs";
+import { DlqRecoveryProvider } from "../../../provider/dlqRecovery/controller";
+import { DlqRecoveryResource } from "../../../provider/dlqRecovery/resource";
 import { TOKEN, dlqProvider, resumeRequests, tempDir } from "./helpers";
 
 /** Runs a simulated drain of `pages` pages, one every `pageMs`, and returns the lines printed. */

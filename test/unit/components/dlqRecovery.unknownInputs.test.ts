@@ -7,15 +7,15 @@
  * refused.
  */
 import { strict as assert } from "node:assert";
+import { DLQ_RECOVERY_INPUT_NAMES } from "../../../core/resources/dlqRecovery";
 import * as pulumi from "@pulumi/pulumi";
 import { Account } from "../../../components/Account";
 import { DlqRecovery, type DlqRecoveryArgs } from "../../../components/DlqRecovery";
 import {
-  DLQ_RECOVERY_INPUT_NAMES,
   unknownDlqRecoveryInputs,
   validateInputs,
   type DlqRecoveryInputs,
-} from "../../../components/providers/dlqRecoveryInputs";
+} from "../../../provider/dlqRecovery/inputs";
 import { T0, TOKEN, dlqProvider, happyDlq, recordRegistrations } from "./helpers";
 
 /** The inputs listed by every message of an unknown DlqRecovery input. */

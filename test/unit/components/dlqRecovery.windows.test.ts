@@ -5,7 +5,7 @@
  * every drain of the process, and `concurrency: 1` as the sequential drain.
  */
 import { strict as assert } from "node:assert";
-import { fromStoredWindowState } from "../../../components/providers/dlqRecoveryState";
+import { fromStoredWindowState } from "../../../provider/dlqRecovery/storedState";
 import {
   PASSWORD,
   TOKEN,

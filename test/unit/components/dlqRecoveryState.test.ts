@@ -10,7 +10,7 @@ import {
   STORED_WINDOW_STATE_VERSION,
   fromStoredWindowState,
   toStoredWindowState,
-} from "../../../components/providers/dlqRecoveryState";
+} from "../../../provider/dlqRecovery/storedState";
 import { stored } from "../../helpers/state-fixtures";
 
 describe("components/providers/dlqRecoveryState: the stored window state", () => {

@@ -7,8 +7,6 @@
 import { strict as assert } from "node:assert";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import * as formerEngine from "../../../components/providers/engine";
-import * as engineProtocol from "../../../components/providers/engineProtocol";
 import {
   PROVIDER_KEY,
   PULUMI_CHECKED_VERSION,
@@ -16,8 +14,9 @@ import {
   engineAddress,
   engineLivenessProbe,
   engineWarning,
+  exitWhenOutputCloses,
   partialState,
-} from "../../../components/providers/engineProtocol";
+} from "../../../provider/engineProtocol";
 import * as grpc from "@grpc/grpc-js";
 import { EngineService } from "@pulumi/pulumi/proto/engine_grpc_pb";
 import { LogSeverity, type LogRequest } from "@pulumi/pulumi/proto/engine_pb";
@@ -118,13 +117,9 @@ describe("components/providers/engineProtocol: what the installed @pulumi/pulumi
     const { EventEmitter } = require("node:events") as typeof import("node:events");
     const [stdout, stderr, elsewhere] = [new EventEmitter(), new EventEmitter(), new EventEmitter()];
     let exits = 0;
-    engineProtocol.exitWhenOutputCloses(
-      ["node", SERVER, "127.0.0.1:1"],
-      [stdout, stderr],
-      () => (exits += 1),
-    );
-    engineProtocol.exitWhenOutputCloses(["node", SERVER, "127.0.0.1:1"], [stdout], () => (exits += 100));
-    engineProtocol.exitWhenOutputCloses(["node", "/app/index.js"], [elsewhere], () => (exits += 1000));
+    exitWhenOutputCloses(["node", SERVER, "127.0.0.1:1"], [stdout, stderr], () => (exits += 1));
+    exitWhenOutputCloses(["node", SERVER, "127.0.0.1:1"], [stdout], () => (exits += 100));
+    exitWhenOutputCloses(["node", "/app/index.js"], [elsewhere], () => (exits += 1000));
     stdout.emit("error", Object.assign(new Error("write EPIPE"), { code: "EPIPE" }));
     stderr.emit("error", Object.assign(new Error("write EIO"), { code: "EIO" }));
     assert.equal(exits, 1, "once, for EPIPE, by the first watcher; nothing outside a provider");
@@ -170,18 +165,5 @@ describe("components/providers/engineProtocol: what the installed @pulumi/pulumi
     }
     // Nothing listening: the warning is not taken (the provider prints it instead).
     assert.equal(await engineWarning(["node", SERVER, "127.0.0.1:1"])?.("x"), false);
-  });
-
-  it("pulumi-svc/providers/engine (deprecated) still exports what it exported, from engineProtocol", () => {
-    assert.deepEqual(Object.keys(formerEngine).sort(), [
-      "EngineGoneError",
-      "PartialStateError",
-      "engineAddress",
-      "exitOrphanedProvider",
-      "isListening",
-    ]);
-    for (const [k, v] of Object.entries(formerEngine)) {
-      assert.equal(v, (engineProtocol as Record<string, unknown>)[k], k);
-    }
   });
 });

@@ -15,14 +15,14 @@ import {
   AccountProvider,
   type AccountInputs,
   type AccountOutputs,
-} from "../../../components/providers/account";
+} from "../../../provider/account/controller";
 import type { StackConfigReader } from "../../../core/connection";
-import { ProviderProcess } from "../../../components/providers/providerProcess";
+import { ProviderProcess } from "../../../provider/providerProcess";
 import {
   DlqRecoveryProvider,
   type DlqRecoveryInputs,
   type DlqRecoveryOutputs,
-} from "../../../components/providers/dlqRecovery";
+} from "../../../provider/dlqRecovery/controller";
 
 /** Credentials of the default test emulator: long and distinctive, so a leak is found by a plain search. */
 export const TOKEN = "tok-UNIT-SECRET-5d1c9a7e3b";

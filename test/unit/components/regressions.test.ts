@@ -5,7 +5,7 @@
  */
 import { strict as assert } from "node:assert";
 import { UNKNOWN } from "../../../core/unknownValue";
-import { validateInputs } from "../../../components/providers/dlqRecoveryInputs";
+import { validateInputs } from "../../../provider/dlqRecovery/inputs";
 import {
   PASSWORD,
   TOKEN,

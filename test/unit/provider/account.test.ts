@@ -6,8 +6,8 @@
  */
 import * as assert from "node:assert/strict";
 import { startEmulator, type RunningEmulator } from "../../../emulator";
-import { AccountProvider } from "../../../components/providers/account";
-import { AccountIdMismatchError, AccountResource } from "../../../provider/account";
+import { AccountProvider } from "../../../provider/account/controller";
+import { AccountIdMismatchError, AccountResource } from "../../../provider/account/resource";
 import { configReader } from "../../../provider/config";
 import { engineAt } from "../../../provider/engine";
 import { UNKNOWN } from "../../../core/unknownValue";

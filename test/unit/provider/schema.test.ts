@@ -5,8 +5,8 @@
  */
 import * as assert from "node:assert/strict";
 import { ACCOUNT_FIELD_LIST } from "../../../client/accountRecord";
-import { DLQ_RECOVERY_RESULT_NAMES } from "../../../components/dlqRecoveryArgs";
-import { INPUT_ROLES } from "../../../components/providers/dlqRecoveryInputs";
+import { DLQ_RECOVERY_RESULT_NAMES } from "../../../core/resources/dlqRecovery";
+import { INPUT_ROLES } from "../../../provider/dlqRecovery/inputs";
 import { SETTINGS } from "../../../core/connection";
 import { packageSchema } from "../../../provider/schema";
 

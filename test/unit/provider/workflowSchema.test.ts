@@ -8,7 +8,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { FLOW_CONTROL_FIELDS } from "../../../client/contract";
 import { WORKFLOW_ARGUMENTS, Workflow } from "../../../components/Workflow";
 import { packageSchema } from "../../../provider/schema";
-import { WORKFLOW_FLOW_CONTROL_TYPE } from "../../../provider/workflowSchema";
+import { WORKFLOW_FLOW_CONTROL_TYPE } from "../../../provider/workflow/schema";
 
 interface Entry {
   isComponent?: boolean;

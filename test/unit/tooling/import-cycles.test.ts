@@ -117,8 +117,8 @@ describe("the layer rules (npm run check: dependency-cruiser)", () => {
 
   it("fails when drain/ imports from components/", () => {
     writeTree(dir, {
-      "components/providers/run.ts": "export const R = 1;\n",
-      "drain/windowDrain.ts": 'import { R } from "../components/providers/run";\nexport const w = R;\n',
+      "components/DlqRecovery.ts": "export const R = 1;\n",
+      "drain/windowDrain.ts": 'import { R } from "../components/DlqRecovery";\nexport const w = R;\n',
     });
     const { status, output } = checkLayout(dir);
     assert.equal(status, 1, output);
@@ -145,9 +145,24 @@ describe("the layer rules (npm run check: dependency-cruiser)", () => {
       "policies/pack.ts":
         'import { T } from "../core/tokens";\nimport { C } from "../client";\nexport const p = T + C;\n',
       "drain/windowDrain.ts": 'import { C } from "../client";\nexport const w = C;\n',
-      "components/providers/run.ts": 'import { w } from "../../drain/windowDrain";\nexport const r = w;\n',
+      "provider/dlqRecovery/run.ts":
+        'import { w } from "../../drain/windowDrain";\nimport { T } from "../../core/tokens";\nexport const r = w + T;\n',
     });
     const { status, output } = checkLayout(dir);
     assert.equal(status, 0, output);
+  });
+
+  it("fails when provider/ imports components/, or components/ imports provider/ or drain/", () => {
+    writeTree(dir, {
+      "components/Workflow.ts": "export const W = 1;\n",
+      "provider/workflow/component.ts":
+        'import { W } from "../../components/Workflow";\nexport const c = W;\n',
+      "provider/dlqRecovery/run.ts": "export const R = 1;\n",
+      "components/DlqRecovery.ts": 'import { R } from "../provider/dlqRecovery/run";\nexport const d = R;\n',
+    });
+    const { status, output } = checkLayout(dir);
+    assert.equal(status, 2, output); // one error each
+    assert.match(output, /provider-apart-from-components: provider\/workflow\/component\.ts/);
+    assert.match(output, /components-apart-from-provider: components\/DlqRecovery\.ts/);
   });
 });

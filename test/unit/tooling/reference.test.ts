@@ -9,9 +9,9 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { ACCOUNT_FIELD_LIST } from "../../../client/accountRecord";
-import { DLQ_RECOVERY_RESULT_NAMES } from "../../../components/dlqRecoveryArgs";
-import { INPUT_ROLES } from "../../../components/providers/dlqRecoveryInputs";
-import { WORKFLOW_ARGUMENTS } from "../../../components/workflowArguments";
+import { DLQ_RECOVERY_RESULT_NAMES } from "../../../core/resources/dlqRecovery";
+import { INPUT_ROLES } from "../../../provider/dlqRecovery/inputs";
+import { WORKFLOW_ARGUMENTS } from "../../../core/resources/workflow";
 import { SETTINGS } from "../../../core/connection";
 
 const REFERENCE = fs.readFileSync(path.resolve(__dirname, "../../../docs/reference.md"), "utf8");

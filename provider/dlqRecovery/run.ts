@@ -28,11 +28,11 @@ import {
   specHash,
   type DlqRecoveryInputs,
   type DlqRecoveryOutputs,
-} from "./dlqRecoveryInputs";
-import { Progress, count, openRunLog, type RunLog } from "./dlqRecoveryProgress";
-import { notFoundOutputs, notFoundWarning, tooManyNotFound } from "./dlqRecoveryNotFound";
-import { fromStoredWindowState, toStoredWindowState } from "./dlqRecoveryState";
-import { EngineGoneError, partialState } from "./engineProtocol";
+} from "./inputs";
+import { Progress, count, openRunLog, type RunLog } from "./progress";
+import { notFoundOutputs, notFoundWarning, tooManyNotFound } from "./notFound";
+import { fromStoredWindowState, toStoredWindowState } from "./storedState";
+import { EngineGoneError, partialState } from "../engineProtocol";
 
 /** Milliseconds between two checks that the engine is still there, during a drain. */
 export const ENGINE_CHECK_MS = 1_000;

@@ -6,9 +6,9 @@
  *
  * @packageDocumentation
  */
-import { RateGateRegistry } from "../../drain";
-import { AccountLimitsCache } from "../../core/accountClient";
-import { DrainThread } from "./drainThread";
+import { RateGateRegistry } from "../drain";
+import { AccountLimitsCache } from "../core/accountClient";
+import { DrainThread } from "./dlqRecovery/drainThread";
 
 /** The state one provider process shares between its operations. */
 export class ProviderProcess {

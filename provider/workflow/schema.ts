@@ -1,15 +1,18 @@
 /**
  * The schema of `svc:index:Workflow` (a component, served by `Construct`): its inputs keyed by
- * the component's arguments (`WORKFLOW_ARGUMENTS`), its outputs by the TypeScript `Workflow`'s
+ * the component's arguments (`WORKFLOW_ARGUMENTS`), its outputs by the declared ones
  * (`WorkflowOutputName`), the flow-control type by the header fields (`FLOW_CONTROL_FIELDS`);
  * the compiler checks each table covers its list, `test/unit/provider/schema.test.ts` the rest.
  *
  * @packageDocumentation
  */
-import { FLOW_CONTROL_FIELDS } from "../client/contract";
-import { WORKFLOW_ARGUMENTS } from "../components/workflowArguments";
-import { WORKFLOW_TYPE } from "../core/typeTokens";
-import type { WorkflowArgument, WorkflowOutputName } from "./workflow";
+import { FLOW_CONTROL_FIELDS } from "../../client/contract";
+import {
+  WORKFLOW_ARGUMENTS,
+  type WorkflowArgumentName as WorkflowArgument,
+  type WorkflowOutputName,
+} from "../../core/resources/workflow";
+import { WORKFLOW_TYPE } from "../../core/typeTokens";
 
 /** A property's type in the schema (`type`, `$ref`, `oneOf`, `additionalProperties`). */
 type TypeSpec = Readonly<Record<string, unknown>>;

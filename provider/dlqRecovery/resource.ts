@@ -1,7 +1,7 @@
 /**
  * `svc:index:DlqRecovery` served by the svc provider: an adapter from the provider protocol's
  * calls to the one implementation of the DlqRecovery's logic, `DlqRecoveryProvider`
- * (`components/providers/dlqRecovery.ts`). What the protocol adds to that logic is here:
+ * (`controller.ts`). What the protocol adds to that logic is here:
  *
  * - the resource's name comes from its URN (`recoveryName`, which the logic names it by in
  *   messages and run logs; never stored);
@@ -14,14 +14,14 @@
  *
  * @packageDocumentation
  */
-import { DlqRecoveryProvider, type DlqRecoveryDeps } from "../components/providers/dlqRecovery";
-import { ProviderProcess } from "../components/providers/providerProcess";
-import type { DlqRecoveryInputs, DlqRecoveryOutputs } from "../components/providers/dlqRecoveryInputs";
-import { PROVIDER_KEY, PartialStateError } from "../components/providers/engineProtocol";
-import type { StackConfigReader } from "../core/connection";
-import { UNKNOWN } from "../core/unknownValue";
-import { nameOfUrn } from "./account";
-import type { Engine } from "./engine";
+import { DlqRecoveryProvider, type DlqRecoveryDeps } from "./controller";
+import { ProviderProcess } from "../providerProcess";
+import type { DlqRecoveryInputs, DlqRecoveryOutputs } from "./inputs";
+import { PROVIDER_KEY, PartialStateError } from "../engineProtocol";
+import type { StackConfigReader } from "../../core/connection";
+import { UNKNOWN } from "../../core/unknownValue";
+import { nameOfUrn } from "../account/resource";
+import type { Engine } from "../engine";
 import {
   ResourceInitError,
   RowLog,
@@ -29,8 +29,8 @@ import {
   type Props,
   type ReadResult,
   type ResourceAdapter,
-} from "./resource";
-import { DLQ_RECOVERY_RESULT_NAMES } from "../components/dlqRecoveryArgs";
+} from "../resource";
+import { DLQ_RECOVERY_RESULT_NAMES } from "../../core/resources/dlqRecovery";
 
 /** The input that is always a secret (and never an output). */
 const TOKEN = "token";

@@ -56,18 +56,18 @@ import {
   validateInputs,
   type DlqRecoveryInputs,
   type DlqRecoveryOutputs,
-} from "./dlqRecoveryInputs";
-import { changedLine, heldAtMaxRuns, resumedBefore, unfinishedLine } from "./dlqRecoveryChange";
-import { runDrainJob, type DrainDeps, type DrainJob } from "./dlqRecoveryRun";
-import { ProviderProcess } from "./providerProcess";
+} from "./inputs";
+import { changedLine, heldAtMaxRuns, resumedBefore, unfinishedLine } from "./change";
+import { runDrainJob, type DrainDeps, type DrainJob } from "./run";
+import { ProviderProcess } from "../providerProcess";
 import {
   engineLivenessProbe,
   engineWarning,
   exitOrphanedProvider,
   exitWhenOutputCloses,
-} from "./engineProtocol";
+} from "../engineProtocol";
 
-export type { DlqRecoveryInputs, DlqRecoveryOutputs } from "./dlqRecoveryInputs";
+export type { DlqRecoveryInputs, DlqRecoveryOutputs } from "./inputs";
 
 /** Environment and what a drain needs (clock, log, folder, engine check), injectable for tests. */
 export interface DlqRecoveryDeps extends Omit<DrainDeps, "rateGates"> {
@@ -275,6 +275,3 @@ function trimRecorded(outs: DlqRecoveryOutputs, inputs: DlqRecoveryInputs): DlqR
   const resumedRuns = outs.resumedRuns.slice(0, max);
   return { ...outs, resumedRuns, resumedRunsTruncated: resumedRuns.length < outs.resumedCount };
 }
-
-/** The instance the `DlqRecovery` resource's provider loads. */
-export const provider = new DlqRecoveryProvider({ drainIn: "drain thread" });

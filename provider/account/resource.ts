@@ -1,20 +1,20 @@
 /**
  * `svc:index:Account` served by the svc provider: an adapter from the provider protocol's
  * calls to the one implementation of the Account's logic, `AccountProvider`
- * (`components/providers/account.ts`). It supplies the resource's name (from its URN, as
+ * (`controller.ts`). It supplies the resource's name (from its URN, as
  * `accountName`, which the logic names it by in messages; never stored) and says which
  * properties are secrets; values come and go unwrapped (`properties.ts` wraps them).
  *
  * @packageDocumentation
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { AccountProvider, type AccountInputs, type AccountOutputs } from "../components/providers/account";
-import { ACCOUNT_FIELD_LIST } from "../core/accountFields";
-import type { StackConfigReader } from "../core/connection";
-import { UNKNOWN, containsUnknown } from "../core/unknownValue";
-import type { Engine } from "./engine";
-import { RowLog, type CheckResult, type Props, type ReadResult, type ResourceAdapter } from "./resource";
-import { accountInputs, secretAccountOutputs } from "./schema";
+import { AccountProvider, type AccountInputs, type AccountOutputs } from "./controller";
+import { ACCOUNT_FIELD_LIST } from "../../core/accountFields";
+import type { StackConfigReader } from "../../core/connection";
+import { UNKNOWN, containsUnknown } from "../../core/unknownValue";
+import type { Engine } from "../engine";
+import { RowLog, type CheckResult, type Props, type ReadResult, type ResourceAdapter } from "../resource";
+import { accountInputs, secretAccountOutputs } from "../schema";
 
 /** The resource's name: the last part of its URN (`urn:pulumi:dev::proj::svc:index:Account::account`). */
 export function nameOfUrn(urn: string): string {

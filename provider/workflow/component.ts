@@ -2,52 +2,33 @@
  * `svc:index:Workflow` served by the svc provider's `Construct` (YAML and other programs that
  * are not TypeScript): the inputs checked with the component's own rule (`workflowArgProblems`)
  * and the outputs computed with its own functions (`workflowFlowControl`, `workflowHeaders`,
- * `parseDuration`), all in `components/Workflow.ts`, so both have the same outputs.
+ * `parseDuration`), all in `core/resources/workflow.ts`, so both have the same outputs.
  *
  * @packageDocumentation
  */
-import type * as pulumi from "@pulumi/pulumi";
-import { isSet } from "../client";
+import { isSet } from "../../client";
+import { parseDuration } from "../../core/duration";
 import {
-  WORKFLOW_ARGUMENTS,
+  WORKFLOW_OUTPUT_SOURCES,
   workflowArgProblems,
   workflowFlowControl,
   workflowHeaders,
-  type Workflow,
+  type ArgumentReader,
   type WorkflowFlowControl,
-} from "../components/Workflow";
-import { parseDuration } from "../core/duration";
-import { UNKNOWN } from "../core/unknownValue";
-import type { ComponentAdapter } from "./construct";
-import type { Props } from "./resource";
+} from "../../core/resources/workflow";
+import { UNKNOWN } from "../../core/unknownValue";
+import type { ComponentAdapter } from "../construct";
+import type { Props } from "../resource";
 
-/** An argument of a Workflow. */
-export type WorkflowArgument = (typeof WORKFLOW_ARGUMENTS)[number];
-
-/** The outputs of the TypeScript `Workflow` (its `pulumi.Output` properties but `urn`). */
-export type WorkflowOutputName = Exclude<
-  { [K in keyof Workflow]: Workflow[K] extends pulumi.Output<unknown> ? K : never }[keyof Workflow],
-  "urn"
->;
-
-/**
- * Each output of a Workflow with the inputs it is computed from: it is a secret when one of them
- * is, unknown when one of them is, and depends on their resources. The compiler checks the keys
- * against the TypeScript `Workflow`'s outputs.
- */
-export const WORKFLOW_OUTPUT_SOURCES = {
-  url: ["url"],
-  retries: ["retries"],
-  delaySeconds: ["delay"],
-  flowControl: ["flowControl"],
-  headers: ["retries", "delay", "flowControl"],
-  account: ["account"],
-} as const satisfies Record<WorkflowOutputName, readonly WorkflowArgument[]>;
+export { WORKFLOW_OUTPUT_SOURCES };
 
 /** True for the engine's unknown value (an input not known during preview). */
 function isUnknown(v: unknown): boolean {
   return v === UNKNOWN;
 }
+
+/** Values as the provider reads them: `account` is a string here (a URN or an ID), never a resource. */
+const PROVIDER_READER: ArgumentReader = { isPending: isUnknown, resourceKind: () => undefined };
 
 /** True when a value is unknown or holds an unknown value. */
 function holdsUnknown(v: unknown): boolean {
@@ -95,7 +76,7 @@ export class WorkflowComponent implements ComponentAdapter {
    * `Workflow` does ("Workflow `orders`: `retries` must be a non-negative integer; got -1.")
    */
   outputs(name: string, inputs: Props): Props {
-    const problems = workflowArgProblems(inputs.values, isUnknown);
+    const problems = workflowArgProblems(inputs.values, PROVIDER_READER);
     if (problems.length > 0) throw new WorkflowInputError(`Workflow \`${name}\`: ${problems.join(" ")}`);
     const sources: Record<string, readonly string[]> = WORKFLOW_OUTPUT_SOURCES;
     const secrets = Object.keys(sources).filter((o) => sources[o].some((i) => inputs.secrets.has(i)));

@@ -30,12 +30,12 @@
  * provider's thread as data ({@link crossingError}) and is rebuilt with its class and these fields
  * ({@link rebuiltError}) before the server sees it.
  */
-import "../../client/requireNode"; // first: one clear error on a Node.js older than 22.19
+import "../client/requireNode"; // first: one clear error on a Node.js older than 22.19
 import * as net from "node:net";
 import * as grpc from "@grpc/grpc-js";
 import { EngineClient } from "@pulumi/pulumi/proto/engine_grpc_pb";
 import { LogRequest, LogSeverity } from "@pulumi/pulumi/proto/engine_pb";
-import { ServiceError } from "../../core/serviceErrors";
+import { ServiceError } from "../core/serviceErrors";
 
 /** The `@pulumi/pulumi` version whose dynamic-provider server this module was checked against. */
 export const PULUMI_CHECKED_VERSION = "3.259.0";

@@ -7,7 +7,7 @@
  *
  * @packageDocumentation
  */
-import { ACCOUNT_SETTINGS, SETTINGS } from "../core/connection";
+import { ACCOUNT_SETTINGS, SETTINGS } from "../connection";
 
 /** An argument of an `Account`. */
 export type AccountArgumentName =

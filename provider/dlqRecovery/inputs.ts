@@ -23,18 +23,19 @@ import {
 } from "../../client";
 import {
   DLQ_RECOVERY_COMPONENT_INPUT_NAMES,
+  DLQ_RECOVERY_INPUT_NAMES,
   DLQ_RECOVERY_RESULT_NAMES,
   type DlqRecoveryArgs,
   type DlqRecoveryComponentInputs,
   type DlqRecoveryResults,
-} from "../dlqRecoveryArgs";
+} from "../../core/resources/dlqRecovery";
 import { accountProblem } from "../../core/accountRef";
 import { Failures, checkBoolean, checkInteger, checkString, checkUrl } from "../../core/inputChecks";
 import { formatValue } from "../../client/messageText";
 import { MAX_IN_FLIGHT } from "../../drain";
 import { unknownInputsProblem } from "../../core/inputNames";
 import { isUnknown } from "../../core/unknownValue";
-import type { StoredWindowState } from "./dlqRecoveryState";
+import type { StoredWindowState } from "./storedState";
 
 /**
  * A `DlqRecoveryArgs` input as the provider receives it: the value itself (`pulumi.Unwrap`);
@@ -97,14 +98,6 @@ function inputsOf(...roles: InputRole[]): (keyof DlqRecoveryInputs)[] {
     roles.includes(INPUT_ROLES[k]),
   );
 }
-
-/**
- * The inputs of a program's `DlqRecovery` (the keys of `DlqRecoveryArgs`), in the order of
- * {@link INPUT_ROLES}: what a message of an unknown input lists.
- */
-export const DLQ_RECOVERY_INPUT_NAMES: readonly (keyof DlqRecoveryArgs)[] = (
-  Object.keys(INPUT_ROLES) as (keyof DlqRecoveryInputs)[]
-).filter((k): k is keyof DlqRecoveryArgs => !(DLQ_RECOVERY_COMPONENT_INPUT_NAMES as string[]).includes(k));
 
 /**
  * Names a DlqRecovery's inputs may hold beside {@link DLQ_RECOVERY_INPUT_NAMES}: what the

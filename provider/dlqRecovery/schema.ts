@@ -8,9 +8,9 @@
  *
  * @packageDocumentation
  */
-import type { DlqRecoveryArgs, DlqRecoveryResults } from "../components/dlqRecoveryArgs";
-import { DLQ_RECOVERY_PROVIDER_TYPE } from "../core/typeTokens";
-import { WORKFLOW_FLOW_CONTROL_TYPE } from "./workflowSchema";
+import type { DlqRecoveryArgs, DlqRecoveryResults } from "../../core/resources/dlqRecovery";
+import { DLQ_RECOVERY_PROVIDER_TYPE } from "../../core/typeTokens";
+import { WORKFLOW_FLOW_CONTROL_TYPE } from "../workflow/schema";
 
 /** A property's type in the schema (`type`, `$ref`, `items`, `additionalProperties`, ...). */
 type TypeSpec = Readonly<Record<string, unknown>>;

@@ -14,8 +14,8 @@ import {
   stable,
   type DlqRecoveryInputs,
   type DlqRecoveryOutputs,
-} from "./dlqRecoveryInputs";
-import { count } from "./dlqRecoveryProgress";
+} from "./inputs";
+import { count } from "./progress";
 
 /**
  * The IDs of the last drain's `dlqIds` a new `dlqIds` drain skips: that list minus the IDs it had

@@ -21,9 +21,9 @@ import * as path from "node:path";
 import * as sea from "node:sea";
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
 import { RateGateRegistry } from "../../drain";
-import { recoveryLabel, type DlqRecoveryOutputs } from "./dlqRecoveryInputs";
-import { runDrainJob, type DrainDeps, type DrainJob } from "./dlqRecoveryRun";
-import { crossingError, rebuiltError, type CrossingError } from "./engineProtocol";
+import { recoveryLabel, type DlqRecoveryOutputs } from "./inputs";
+import { runDrainJob, type DrainDeps, type DrainJob } from "./run";
+import { crossingError, rebuiltError, type CrossingError } from "../engineProtocol";
 
 /**
  * Young generation of the drain thread, MB: a drain keeps little alive from page to page, so a

@@ -12,7 +12,7 @@ import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { ResumedRun } from "../../client";
-import { specHash, type DlqRecoveryInputs } from "./dlqRecoveryInputs";
+import { specHash, type DlqRecoveryInputs } from "./inputs";
 
 /** Least time between two progress lines, milliseconds. */
 export const PROGRESS_INTERVAL_MS = 1000;

@@ -35,9 +35,9 @@ import {
 import { Failures, checkBoolean, checkString, checkUrl } from "../../core/inputChecks";
 import { ServiceError } from "../../core/serviceErrors";
 import { containsUnknown, isUnknown } from "../../core/unknownValue";
-import { exitWhenOutputCloses } from "./engineProtocol";
+import { exitWhenOutputCloses } from "../engineProtocol";
 import { unknownInputsProblem } from "../../core/inputNames";
-import { ACCOUNT_ARGUMENTS } from "../accountArguments";
+import { ACCOUNT_ARGUMENTS } from "../../core/resources/account";
 
 /** Inputs of the Account provider, resolved (no Outputs): the connection and the resource's name. */
 export type AccountInputs = AccountConnectionInputs & {
@@ -296,6 +296,3 @@ function refreshKey(id: string, outputs: AccountOutputs): string {
     ...ACCOUNT_FIELD_LIST.map(({ output }) => outputs[output]),
   ]);
 }
-
-/** The instance the `Account` resource's provider loads. */
-export const provider = new AccountProvider();

@@ -1,15 +1,14 @@
 /**
  * The inputs and outputs of `DlqRecovery`, each declared once: the public {@link DlqRecoveryArgs}
- * (the provider's resolved inputs are derived from it in `providers/dlqRecoveryInputs.ts`) and
+ * (the provider's resolved inputs are derived from it in `provider/dlqRecovery/inputs.ts`) and
  * {@link DlqRecoveryResults} (the class's outputs, merged into it, and the list of output names
  * the component registers). Module IDs, input and output names are those of existing stacks.
  *
  * @packageDocumentation
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { DlqSelection, FlowControlOverride } from "../client";
-import type { AccountLimits } from "../core/accountClient";
-import type { AccountArg } from "./accountInput";
+import type { DlqSelection, FlowControlOverride } from "../../client";
+import type { AccountLimits } from "../accountClient";
 
 /**
  * Flow-control override of the resumed runs: `Svc-Flow-Control-Key` and
@@ -43,7 +42,7 @@ export type DlqSelectionArgs = { [K in keyof DlqSelection]?: SelectionArg<NonNul
  * `account`'s record token (when `account` is an `Account` resource) → stack config `svc:token`
  * (secret) → `SVC_TOKEN`.
  */
-export interface DlqRecoveryArgs extends DlqSelectionArgs {
+export interface DlqRecoveryArgsOf<AccountResource> extends DlqSelectionArgs {
   /** Resume every entry in the DLQ. Required to mean "everything": an empty selection is refused. */
   all?: pulumi.Input<boolean>;
   /** Flow-control override; when unset, the runs keep their original flow control. */
@@ -63,7 +62,7 @@ export interface DlqRecoveryArgs extends DlqSelectionArgs {
    * account. The policy pack checks the overrides against that account's limits. Changing it
    * sends nothing (a connection setting, like `token`). Default: the stack's `svc:` account.
    */
-  account?: AccountArg;
+  account?: AccountResource | pulumi.Input<string>;
   /** Allow the token over plain `http://` to a non-loopback host. Default false. */
   allowInsecureHttp?: pulumi.Input<boolean>;
   /**
@@ -103,6 +102,38 @@ export interface ResumedRunOutput {
   /** When the new run was created, unix **milliseconds**. */
   workflowCreatedAt: number;
 }
+
+/** The arguments as the provider sees them: the `account` resource is a string there (its URN). */
+export type DlqRecoveryArgs = DlqRecoveryArgsOf<never>;
+
+/**
+ * The inputs of a program's `DlqRecovery`, in the order a message of an unknown input lists
+ * them; the compiler refuses one missing from {@link DlqRecoveryArgsOf} or extra.
+ */
+const INPUTS_TABLE = {
+  dlqIds: true,
+  fromDate: true,
+  toDate: true,
+  workflowUrl: true,
+  workflowRunId: true,
+  workflowCreatedAt: true,
+  all: true,
+  flowControl: true,
+  retries: true,
+  triggers: true,
+  baseUrl: true,
+  token: true,
+  account: true,
+  allowInsecureHttp: true,
+  concurrency: true,
+  maxRequestsPerSecond: true,
+  maxRuns: true,
+  maxRecordedRuns: true,
+  runLogFile: true,
+} as const satisfies Record<keyof DlqRecoveryArgs, true>;
+
+/** The inputs of a program's `DlqRecovery` (the keys of `DlqRecoveryArgs`). */
+export const DLQ_RECOVERY_INPUT_NAMES = Object.keys(INPUTS_TABLE) as (keyof DlqRecoveryArgs)[];
 
 /**
  * Inputs the component adds for its provider, beside {@link DlqRecoveryArgs}: never set by a

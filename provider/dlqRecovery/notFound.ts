@@ -9,13 +9,8 @@
 import "../../client/requireNode"; // first: one clear error on a Node.js older than 22.19
 import { MAX_NOT_FOUND_NARROWED, type DrainProgress, type ShortBatch } from "../../drain";
 import { formatValue } from "../../client/messageText";
-import {
-  NOT_FOUND_IDS_KEPT,
-  recoveryLabel,
-  type DlqRecoveryInputs,
-  type DlqRecoveryOutputs,
-} from "./dlqRecoveryInputs";
-import { count } from "./dlqRecoveryProgress";
+import { NOT_FOUND_IDS_KEPT, recoveryLabel, type DlqRecoveryInputs, type DlqRecoveryOutputs } from "./inputs";
+import { count } from "./progress";
 
 /** IDs named in a message at most. */
 const IDS_NAMED = 5;
