@@ -1,5 +1,5 @@
 /**
- * 4. Request count: requests of a DlqRecovery drain (`DlqRecoveryProvider.create`, `all: true`)
+ * 4. Request count: requests of a DlqRecovery drain (`DlqRecoveryController.create`, `all: true`)
  * of N entries, on each path:
  * - the sequential drain (`concurrency: 1`: one cursor over the selection) sends exactly
  *   ceil(N/50) requests;
@@ -9,7 +9,7 @@
  * count, not a timing.
  */
 import { requestAllowance } from "../drain/windows";
-import { DlqRecoveryProvider } from "../provider/dlqRecovery/controller";
+import { DlqRecoveryController } from "../provider/dlqRecovery/controller";
 import { CREDS, startEmulatorProcess, type EmulatorProcess } from "./lib/emulator";
 import { benchMain } from "./lib/main";
 import { result, type BenchResult } from "./lib/result";
@@ -40,7 +40,7 @@ async function measure(
   path: (typeof PATHS)[number],
   n: number,
 ): Promise<{ row: string[]; ok: boolean }> {
-  const provider = new DlqRecoveryProvider({ log: () => undefined, env: {} });
+  const provider = new DlqRecoveryController({ log: () => undefined, env: {} });
   await emu.reseed(n);
   const created = await provider.create({
     all: true,

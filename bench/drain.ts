@@ -1,5 +1,5 @@
 /**
- * 3. Drain throughput: a DlqRecovery drain of 10,000 entries (`DlqRecoveryProvider.create` with
+ * 3. Drain throughput: a DlqRecovery drain of 10,000 entries (`DlqRecoveryController.create` with
  * `all: true`, called in-process, log silenced) against the floor: the same 200 sequential
  * requests (50 runs each, following the cursor) sent with bare undici on a fresh keep-alive pool.
  * `DrainClient.drain` alone and the provider with its run log on are measured alongside, to tell
@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { SvcClient } from "../client";
-import { DlqRecoveryProvider } from "../provider/dlqRecovery/controller";
+import { DlqRecoveryController } from "../provider/dlqRecovery/controller";
 import { bareDrain, barePool } from "./lib/bare";
 import { CREDS, startEmulatorProcess, type EmulatorProcess } from "./lib/emulator";
 import { benchMain } from "./lib/main";
@@ -27,7 +27,7 @@ type Variant = (typeof VARIANTS)[number];
 async function drainOnce(
   v: Variant,
   emu: EmulatorProcess,
-  provider: DlqRecoveryProvider,
+  provider: DlqRecoveryController,
   inputs: { all: true; baseUrl: string; token: string; recoveryName: string },
 ): Promise<[number, number]> {
   if (v === "provider" || v === "providerRunLog") {
@@ -54,7 +54,7 @@ function pushRows(r: BenchResult, s: Record<Variant, DrainStats>, emuCpu: number
   const ratio = s.provider.wall.median / s.bare.wall.median;
   r.rows.push({
     measurement: `drain of ${ENTRIES.toLocaleString("en-US")} entries (${REQUESTS} requests), wall time`,
-    subjectLabel: 'DlqRecoveryProvider.create, runLogFile ""',
+    subjectLabel: 'DlqRecoveryController.create, runLogFile ""',
     subject: s.provider.wall,
     baselineLabel: "floor: bare sequential undici",
     baseline: s.bare.wall,
@@ -135,7 +135,7 @@ export async function run(): Promise<BenchResult> {
   const r = result("drain", "3. Drain throughput");
   const emu = await startEmulatorProcess(0);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-drain-"));
-  const provider = new DlqRecoveryProvider({ log: () => undefined, env: {}, cwd: () => dir });
+  const provider = new DlqRecoveryController({ log: () => undefined, env: {}, cwd: () => dir });
   const inputs = { all: true as const, baseUrl: emu.url, token: CREDS.token, recoveryName: "bench" };
   try {
     const samples = await alternate(VARIANTS, { warmup: 3, trials: 25 }, async (v) => {

@@ -1,7 +1,7 @@
 /**
  * 7. Memory and state of a 1,000,000-entry drain.
  *
- * - In-process: `DlqRecoveryProvider.create` (`all: true`, default `maxRecordedRuns`, run log
+ * - In-process: `DlqRecoveryController.create` (`all: true`, default `maxRecordedRuns`, run log
  *   on) in a child process of its own running the built provider with plain node
  *   (bench/memoryChild.js): peak RSS sampled every 10 ms, the kernel's high-water mark, and
  *   the JSON size of the returned outputs (what the engine stores in state). Baseline: the same

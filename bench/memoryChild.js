@@ -13,7 +13,7 @@ const fs = require("node:fs");
 const { performance } = require("node:perf_hooks");
 const timers = require("node:timers");
 const path = require("node:path");
-const { DlqRecoveryProvider } = require("../dist/provider/dlqRecovery/controller");
+const { DlqRecoveryController } = require("../dist/provider/dlqRecovery/controller");
 
 async function main() {
   const [baseUrl, token, dir, mode] = process.argv.slice(2);
@@ -36,7 +36,7 @@ async function main() {
     if (m.rss > peakRss) peakRss = m.rss;
     if (m.heapUsed > peakHeap) peakHeap = m.heapUsed;
   }, 10);
-  const provider = new DlqRecoveryProvider({ log, env: {}, cwd: () => dir });
+  const provider = new DlqRecoveryController({ log, env: {}, cwd: () => dir });
   const t0 = performance.now();
   const { outs } = await provider.create({ all: true, baseUrl, token, recoveryName: "memory" });
   const ms = performance.now() - t0;

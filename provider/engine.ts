@@ -6,10 +6,10 @@
  *
  * @packageDocumentation
  */
+import * as net from "node:net";
 import * as grpc from "@grpc/grpc-js";
 import { EngineClient } from "@pulumi/pulumi/proto/engine_grpc_pb";
 import { LogRequest, LogSeverity } from "@pulumi/pulumi/proto/engine_pb";
-import { isListening } from "./engineProtocol";
 
 /** The engine's `host:port` among the plugin's arguments (the first that is not a flag). */
 export function engineAddressOf(args: readonly string[]): string | undefined {
@@ -60,4 +60,27 @@ export function engineAt(
       }),
     alive: () => isListening(address),
   };
+}
+
+/** Resolves false when nothing accepts a connection at `address` within `timeoutMs`. */
+export function isListening(address: string, timeoutMs = 1_000): Promise<boolean> {
+  const i = address.lastIndexOf(":");
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: address.slice(0, i), port: Number(address.slice(i + 1)) });
+    const done = (alive: boolean) => {
+      socket.destroy();
+      resolve(alive);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once("connect", () => done(true));
+    socket.once("error", () => done(false));
+  });
+}
+
+/** Thrown by a drain that stops because the engine is gone. */
+export class EngineGoneError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "EngineGoneError";
+  }
 }

@@ -34,25 +34,33 @@ export interface ReadResult {
 }
 
 /**
- * A create or update that failed part-way: the engine saves `outputs` as the resource's state,
+ * A create or update that failed part-way: the engine saves `properties` as the resource's state,
  * with `reasons` as its init errors (the protocol's `ErrorResourceInitFailed`, which `server.ts`
- * sends), so nothing done so far is lost and the next up continues from it.
+ * sends), so nothing done so far is lost and the next up continues from it. The one partial-state
+ * error: a resource's logic throws it, its adapter names the secrets of the state.
  */
 export class ResourceInitError extends Error {
   /**
    * @param message - what happened and what to do
    * @param id - the resource's ID
-   * @param outputs - the state to save, with its secrets named
+   * @param properties - the state to save
    * @param reasons - the init errors to record
+   * @param secrets - the names of the properties that are secrets
    */
   constructor(
     message: string,
     readonly id: string,
-    readonly outputs: Props,
+    readonly properties: Record<string, unknown>,
     readonly reasons: readonly string[] = [message],
+    readonly secrets: ReadonlySet<string> = new Set(),
   ) {
     super(message);
     this.name = "ResourceInitError";
+  }
+
+  /** The state to save, with its secrets named. */
+  get outputs(): Props {
+    return { values: this.properties, secrets: this.secrets };
   }
 }
 

@@ -14,8 +14,8 @@ import * as rpc from "@pulumi/pulumi/proto/provider_pb";
 import { PluginInfo } from "@pulumi/pulumi/proto/plugin_pb";
 import { Status } from "@pulumi/pulumi/proto/status_pb";
 import { ACCOUNT_PROVIDER_TYPE, DLQ_RECOVERY_PROVIDER_TYPE, WORKFLOW_TYPE } from "../core/typeTokens";
-import { AccountResource } from "./account/resource";
-import { DlqRecoveryResource } from "./dlqRecovery/resource";
+import { AccountAdapter } from "./account/resource";
+import { DlqRecoveryAdapter } from "./dlqRecovery/resource";
 import { engineAt, type Engine } from "./engine";
 import { ResourceInitError, type ResourceAdapter } from "./resource";
 import { changedConfig, checkConfig, configReader } from "./config";
@@ -62,8 +62,8 @@ export type Served = ReadonlyMap<string, ResourceAdapter>;
 /** The resource types of the provider the CLI loads, each with its logic; `engine` is the CLI's. */
 export function servedTypes(engine: Engine = engineAt(undefined)): Served {
   return new Map<string, ResourceAdapter>([
-    [ACCOUNT_PROVIDER_TYPE, new AccountResource(engine)],
-    [DLQ_RECOVERY_PROVIDER_TYPE, new DlqRecoveryResource(engine)],
+    [ACCOUNT_PROVIDER_TYPE, new AccountAdapter(engine)],
+    [DLQ_RECOVERY_PROVIDER_TYPE, new DlqRecoveryAdapter(engine)],
   ]);
 }
 

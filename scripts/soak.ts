@@ -13,20 +13,20 @@ import * as path from "node:path";
 import * as fs from "node:fs";
 import { startEmulator, type RunningEmulator } from "../emulator";
 import { accountRateGates } from "../drain";
-import { DlqRecoveryProvider } from "../provider/dlqRecovery/controller";
-import { PartialStateError } from "../provider/engineProtocol";
+import { DlqRecoveryController } from "../provider/dlqRecovery/controller";
+import { ResourceInitError } from "../provider/resource";
 import type { DlqRecoveryInputs, DlqRecoveryOutputs } from "../provider/dlqRecovery/inputs";
 
 const TOKEN = "tok-soak-0000000000";
 
 /** The drain: stopped by the daily limit, continued after a new day. */
-async function drain(emulator: RunningEmulator, provider: DlqRecoveryProvider) {
+async function drain(emulator: RunningEmulator, provider: DlqRecoveryController) {
   const inputs: DlqRecoveryInputs = { all: true, recoveryName: "soak" };
-  let stop: PartialStateError | undefined;
+  let stop: ResourceInitError | undefined;
   try {
     await provider.create(inputs);
   } catch (e) {
-    if (!(e instanceof PartialStateError)) throw e;
+    if (!(e instanceof ResourceInitError)) throw e;
     stop = e;
   }
   if (stop === undefined) throw new Error("soak failed: the daily limit did not stop the drain");
@@ -98,7 +98,7 @@ async function main(): Promise<void> {
       dropConnectionRate: 0.05,
       loseResponseAfterCommitRate: 0.02,
     });
-    const provider = new DlqRecoveryProvider(
+    const provider = new DlqRecoveryController(
       { env: { SVC_BASE_URL: emulator.url, SVC_TOKEN: TOKEN }, log: () => undefined, cwd: () => cwd },
       undefined,
     );

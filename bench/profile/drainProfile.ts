@@ -4,7 +4,7 @@
  * `node --cpu-prof --cpu-prof-dir=bench/results/prof -r ts-node/register/transpile-only bench/profile/drainProfile.ts`
  * profiles only the drain side. Summarise with `bench/profile/top.ts`.
  */
-import { DlqRecoveryProvider } from "../../provider/dlqRecovery/controller";
+import { DlqRecoveryController } from "../../provider/dlqRecovery/controller";
 import { bareDrain, barePool } from "../lib/bare";
 import { CREDS, startEmulatorProcess } from "../lib/emulator";
 
@@ -13,7 +13,7 @@ const DRAINS = Number(process.env.DRAINS ?? 30);
 async function main(): Promise<void> {
   const bare = process.argv[2] === "bare";
   const emu = await startEmulatorProcess(0);
-  const provider = new DlqRecoveryProvider({ log: () => undefined, env: {} });
+  const provider = new DlqRecoveryController({ log: () => undefined, env: {} });
   try {
     let ms = 0;
     for (let i = 0; i < DRAINS; i++) {

@@ -42,7 +42,7 @@ export type DlqSelectionArgs = { [K in keyof DlqSelection]?: SelectionArg<NonNul
  * `account`'s record token (when `account` is an `Account` resource) → stack config `svc:token`
  * (secret) → `SVC_TOKEN`.
  */
-export interface DlqRecoveryArgsOf<AccountResource> extends DlqSelectionArgs {
+export interface DlqRecoveryArgsOf<AccountAdapter> extends DlqSelectionArgs {
   /** Resume every entry in the DLQ. Required to mean "everything": an empty selection is refused. */
   all?: pulumi.Input<boolean>;
   /** Flow-control override; when unset, the runs keep their original flow control. */
@@ -62,7 +62,7 @@ export interface DlqRecoveryArgsOf<AccountResource> extends DlqSelectionArgs {
    * account. The policy pack checks the overrides against that account's limits. Changing it
    * sends nothing (a connection setting, like `token`). Default: the stack's `svc:` account.
    */
-  account?: AccountResource | pulumi.Input<string>;
+  account?: AccountAdapter | pulumi.Input<string>;
   /** Allow the token over plain `http://` to a non-loopback host. Default false. */
   allowInsecureHttp?: pulumi.Input<boolean>;
   /**

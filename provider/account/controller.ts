@@ -6,7 +6,7 @@
  *   configured somewhere. Of an existing Account it also reads the live record (for `diff`): a
  *   refusal (401, 403, a wrong URL) is reported there as a check failure, printed once and
  *   without a stack trace (the dynamic-provider server prints one for an error thrown by `diff`).
- *   A new Account's record is read by the preview of `create` instead ({@link AccountProvider.previewOutputs}).
+ *   A new Account's record is read by the preview of `create` instead ({@link AccountController.previewOutputs}).
  * - `diff` (every preview and up of an existing Account) compares the record `check` read with
  *   the stack's outputs and reports a change when any field differs (for instance a plan
  *   upgrade), printing which fields changed; secrets are shown as "(secret)".
@@ -35,7 +35,6 @@ import {
 import { Failures, checkBoolean, checkString, checkUrl } from "../../core/inputChecks";
 import { ServiceError } from "../../core/serviceErrors";
 import { containsUnknown, isUnknown } from "../../core/unknownValue";
-import { exitWhenOutputCloses } from "../engineProtocol";
 import { unknownInputsProblem } from "../../core/inputNames";
 import { ACCOUNT_ARGUMENTS } from "../../core/resources/account";
 
@@ -79,8 +78,12 @@ export function changedFields(olds: Record<string, unknown>, fresh: Record<strin
   return changes;
 }
 
-/** The Account provider's implementation. Tests call its methods directly. */
-export class AccountProvider implements pulumi.dynamic.ResourceProvider {
+/**
+ * The Account's logic: its operations on typed inputs and outputs. The svc provider serves it
+ * through `AccountAdapter` (`resource.ts`), a 0.2 stack through `dynamic/account.ts`; tests call
+ * its methods directly.
+ */
+export class AccountController {
   /** Stack config and environment; replaced by `configure`. */
   private settings: Settings;
   /** Records `check` read for the `diff` that follows, by {@link diffKey}. */
@@ -96,13 +99,9 @@ export class AccountProvider implements pulumi.dynamic.ResourceProvider {
     this.settings = new Settings(env, config);
   }
 
-  /**
-   * Takes the engine's stack config. The dynamic-provider server calls it once per provider,
-   * before the provider's first operation: the process then starts watching its output.
-   */
-  async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
-    exitWhenOutputCloses();
-    this.settings = new Settings(this.settings.env, req.config);
+  /** Takes the provider's configuration (the engine's stack config, or an explicit provider's inputs). */
+  async configure(config: StackConfigReader): Promise<void> {
+    this.settings = new Settings(this.settings.env, config);
   }
 
   async check(olds: AccountInputs, news: AccountInputs): Promise<pulumi.dynamic.CheckResult<AccountInputs>> {

@@ -1,14 +1,13 @@
 /**
  * `svc:index:Account` served by the svc provider: an adapter from the provider protocol's
- * calls to the one implementation of the Account's logic, `AccountProvider`
+ * calls to the one implementation of the Account's logic, `AccountController`
  * (`controller.ts`). It supplies the resource's name (from its URN, as
  * `accountName`, which the logic names it by in messages; never stored) and says which
  * properties are secrets; values come and go unwrapped (`properties.ts` wraps them).
  *
  * @packageDocumentation
  */
-import type * as pulumi from "@pulumi/pulumi";
-import { AccountProvider, type AccountInputs, type AccountOutputs } from "./controller";
+import { AccountController, type AccountInputs, type AccountOutputs } from "./controller";
 import { ACCOUNT_FIELD_LIST } from "../../core/accountFields";
 import type { StackConfigReader } from "../../core/connection";
 import { UNKNOWN, containsUnknown } from "../../core/unknownValue";
@@ -72,20 +71,19 @@ export class AccountIdMismatchError extends Error {
 }
 
 /** The Account resource of the svc provider. */
-export class AccountResource implements ResourceAdapter {
+export class AccountAdapter implements ResourceAdapter {
   /**
    * @param engine - the engine that started the provider (lines on the resource's row)
    * @param logic - the Account's logic (tests pass one with their own environment)
    */
   constructor(
     private readonly engine: Engine,
-    private readonly logic: AccountProvider = new AccountProvider(),
+    private readonly logic: AccountController = new AccountController(),
   ) {}
 
   /** Hands the provider's configuration (the `svc:` stack config) to the logic. */
   async configure(config: StackConfigReader): Promise<void> {
-    // The logic reads `config` as a stack-config reader (`Settings`), nothing else of the request.
-    await this.logic.configure({ config } as unknown as pulumi.dynamic.ConfigureRequest);
+    await this.logic.configure(config);
   }
 
   async check(urn: string, _olds: Props, news: Props): Promise<CheckResult> {

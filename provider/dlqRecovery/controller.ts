@@ -60,12 +60,6 @@ import {
 import { changedLine, heldAtMaxRuns, resumedBefore, unfinishedLine } from "./change";
 import { runDrainJob, type DrainDeps, type DrainJob } from "./run";
 import { ProviderProcess } from "../providerProcess";
-import {
-  engineLivenessProbe,
-  engineWarning,
-  exitOrphanedProvider,
-  exitWhenOutputCloses,
-} from "../engineProtocol";
 
 export type { DlqRecoveryInputs, DlqRecoveryOutputs } from "./inputs";
 
@@ -85,8 +79,12 @@ export interface DlqRecoveryDeps extends Omit<DrainDeps, "rateGates"> {
   drainIn: "this thread" | "drain thread";
 }
 
-/** The DlqRecovery provider's implementation. Tests call its methods directly. */
-export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
+/**
+ * The DlqRecovery's logic: its operations on typed inputs and outputs. The svc provider serves it
+ * through `DlqRecoveryAdapter` (`resource.ts`), a 0.2 stack through `dynamic/dlqRecovery.ts`;
+ * tests call its methods directly.
+ */
+export class DlqRecoveryController {
   private readonly deps: DlqRecoveryDeps;
   /** Stack config and environment; replaced by `configure`. */
   private settings: Settings;
@@ -101,10 +99,10 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
       env: deps.env ?? process.env,
       now: deps.now ?? Date.now,
       log,
-      warn: deps.warn ?? warnVia(engineWarning(), log),
+      warn: deps.warn ?? ((line) => log(`warning: ${line}`)),
       cwd: deps.cwd ?? (() => process.cwd()),
-      engineAlive: deps.engineAlive ?? engineLivenessProbe(),
-      exitOrphaned: deps.exitOrphaned ?? (() => exitOrphanedProvider()),
+      engineAlive: deps.engineAlive ?? (async () => true),
+      exitOrphaned: deps.exitOrphaned ?? (() => undefined),
       drainIn: deps.drainIn ?? "this thread",
       providerProcess: deps.providerProcess ?? new ProviderProcess(),
       ...(deps.status ? { status: deps.status } : {}),
@@ -113,13 +111,9 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
     this.settings = new Settings(this.deps.env, config);
   }
 
-  /**
-   * Takes the engine's stack config. The dynamic-provider server calls it once per provider,
-   * before the provider's first operation: the process then starts watching its output.
-   */
-  async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
-    exitWhenOutputCloses();
-    this.settings = new Settings(this.deps.env, req.config);
+  /** Takes the provider's configuration (the engine's stack config, or an explicit provider's inputs). */
+  async configure(config: StackConfigReader): Promise<void> {
+    this.settings = new Settings(this.deps.env, config);
   }
 
   async check(
@@ -253,19 +247,6 @@ export class DlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
       ? shared.drainThread().run(job, { ...this.deps, rateGates: shared.rateGates })
       : runDrainJob(job, { ...this.deps, rateGates: shared.rateGates });
   }
-}
-
-/**
- * Warnings: the engine's, in a dynamic-provider process; else (or when the engine does not take
- * it) a line `warning: …` of the log.
- */
-function warnVia(
-  engine: ((message: string) => Promise<boolean>) | undefined,
-  log: (line: string) => void,
-): (line: string) => void {
-  const printed = (line: string) => log(`warning: ${line}`);
-  if (engine === undefined) return printed;
-  return (line) => void engine(line).then((taken) => taken || printed(line));
 }
 
 /** The outputs with `resumedRuns` cut to `maxRecordedRuns` (state of an older version kept up to 1,000). */

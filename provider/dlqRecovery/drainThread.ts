@@ -23,7 +23,8 @@ import { Worker, isMainThread, parentPort, workerData } from "node:worker_thread
 import { RateGateRegistry } from "../../drain";
 import { recoveryLabel, type DlqRecoveryOutputs } from "./inputs";
 import { runDrainJob, type DrainDeps, type DrainJob } from "./run";
-import { crossingError, rebuiltError, type CrossingError } from "../engineProtocol";
+import { ServiceError } from "../../core/serviceErrors";
+import { ResourceInitError } from "../resource";
 
 /**
  * Young generation of the drain thread, MB: a drain keeps little alive from page to page, so a
@@ -196,4 +197,37 @@ function serveDrains(port: NonNullable<typeof parentPort>): void {
 
 if (!isMainThread && parentPort && (workerData as { svcDrainThread?: boolean } | null)?.svcDrainThread) {
   serveDrains(parentPort);
+}
+
+/** An error of a drain as it crosses to the provider's thread (`drainThread.ts`): its class and fields kept. */
+export type CrossingError =
+  | { kind: "partial"; message: string; id: string; properties: Record<string, unknown>; reasons: string[] }
+  | { kind: "service"; what: string; detail: string; code?: ServiceError["code"] }
+  | { kind: "error"; message: string };
+
+/** The error `e` as data that crosses the boundary. */
+export function crossingError(e: unknown): CrossingError {
+  if (e instanceof ResourceInitError) {
+    return {
+      kind: "partial",
+      message: e.message,
+      id: e.id,
+      properties: e.properties,
+      reasons: [...e.reasons],
+    };
+  }
+  if (e instanceof ServiceError) return { kind: "service", what: e.what, detail: e.detail, code: e.code };
+  return { kind: "error", message: e instanceof Error ? e.message : String(e) };
+}
+
+/** The error of the class it was thrown with, rebuilt on this side of the boundary. */
+export function rebuiltError(e: CrossingError): Error {
+  switch (e.kind) {
+    case "partial":
+      return new ResourceInitError(e.message, e.id, e.properties, e.reasons);
+    case "service":
+      return new ServiceError(e.what, e.detail, e.code, undefined);
+    default:
+      return new Error(e.message);
+  }
 }

@@ -1,6 +1,6 @@
 /**
  * `svc:index:DlqRecovery` served by the svc provider: an adapter from the provider protocol's
- * calls to the one implementation of the DlqRecovery's logic, `DlqRecoveryProvider`
+ * calls to the one implementation of the DlqRecovery's logic, `DlqRecoveryController`
  * (`controller.ts`). What the protocol adds to that logic is here:
  *
  * - the resource's name comes from its URN (`recoveryName`, which the logic names it by in
@@ -14,10 +14,9 @@
  *
  * @packageDocumentation
  */
-import { DlqRecoveryProvider, type DlqRecoveryDeps } from "./controller";
+import { DlqRecoveryController, type DlqRecoveryDeps } from "./controller";
 import { ProviderProcess } from "../providerProcess";
 import type { DlqRecoveryInputs, DlqRecoveryOutputs } from "./inputs";
-import { PROVIDER_KEY, PartialStateError } from "../engineProtocol";
 import type { StackConfigReader } from "../../core/connection";
 import { UNKNOWN } from "../../core/unknownValue";
 import { nameOfUrn } from "../account/resource";
@@ -40,9 +39,12 @@ function named(urn: string, values: Record<string, unknown>): Record<string, unk
   return { ...values, recoveryName: nameOfUrn(urn) };
 }
 
-/** The outputs to store: without the name (the URN's) and without a serialized provider. */
+/**
+ * The outputs to store: without the name (the URN's) and without the serialized provider a 0.2
+ * dynamic resource stored beside them (`__provider`).
+ */
 function stored(values: Record<string, unknown>): Record<string, unknown> {
-  const { recoveryName: _name, [PROVIDER_KEY]: _provider, ...rest } = values;
+  const { recoveryName: _name, __provider: _provider, ...rest } = values;
   return rest;
 }
 
@@ -52,7 +54,7 @@ function outputSecrets(news: Props): Set<string> {
 }
 
 /** The DlqRecovery resource of the svc provider. */
-export class DlqRecoveryResource implements ResourceAdapter {
+export class DlqRecoveryAdapter implements ResourceAdapter {
   private config: StackConfigReader | undefined;
   /** Aborted by `cancel`; each drain also listens to its own `customTimeouts`. */
   private cancelling = new AbortController();
@@ -159,7 +161,7 @@ export class DlqRecoveryResource implements ResourceAdapter {
     urn: string,
     news: Props,
     timeoutSeconds: number,
-    fn: (logic: DlqRecoveryProvider) => Promise<T>,
+    fn: (logic: DlqRecoveryController) => Promise<T>,
   ): Promise<T> {
     const log = new RowLog(this.engine, urn);
     const stops = [this.cancelling.signal];
@@ -167,17 +169,16 @@ export class DlqRecoveryResource implements ResourceAdapter {
     try {
       return await fn(this.logic(log, AbortSignal.any(stops)));
     } catch (e) {
-      if (!(e instanceof PartialStateError)) throw e;
-      const outputs = { values: stored(e.properties), secrets: outputSecrets(news) };
-      throw new ResourceInitError(e.message, e.id, outputs, e.reasons);
+      if (!(e instanceof ResourceInitError)) throw e;
+      throw new ResourceInitError(e.message, e.id, stored(e.properties), e.reasons, outputSecrets(news));
     } finally {
       await log.flushed();
     }
   }
 
   /** The logic for one call: its lines on the resource's row, its drain stopped by `signal`. */
-  private logic(log: RowLog, signal?: AbortSignal): DlqRecoveryProvider {
-    return new DlqRecoveryProvider(
+  private logic(log: RowLog, signal?: AbortSignal): DlqRecoveryController {
+    return new DlqRecoveryController(
       {
         ...this.deps,
         log: log.info,

@@ -32,7 +32,8 @@ import {
 import { Progress, count, openRunLog, type RunLog } from "./progress";
 import { notFoundOutputs, notFoundWarning, tooManyNotFound } from "./notFound";
 import { fromStoredWindowState, toStoredWindowState } from "./storedState";
-import { EngineGoneError, partialState } from "../engineProtocol";
+import { EngineGoneError } from "../engine";
+import { ResourceInitError } from "../resource";
 
 /** Milliseconds between two checks that the engine is still there, during a drain. */
 export const ENGINE_CHECK_MS = 1_000;
@@ -175,7 +176,7 @@ export class DrainRun {
   /**
    * Drains through `c`; resolves to the complete outputs.
    *
-   * @throws PartialStateError with the outputs to save when the drain was cut off
+   * @throws ResourceInitError with the outputs to save when the drain was cut off
    */
   async run(c: DrainConnection): Promise<DlqRecoveryOutputs> {
     let res: DrainProgress;
@@ -364,7 +365,7 @@ export class DrainRun {
           ? stoppedByCancel(this.label, outs)
           : `${explained.message}\n${this.label} was cut off after resuming ${count(outs.resumedCount, "run")} in ${count(outs.requestCount, "request")}; ` +
             `they are recorded in the state. ${nextStep(e.code, e.resetAt)}`;
-    return partialState(message, this.id, outs, this.inputs);
+    return new ResourceInitError(message, this.id, { ...outs });
   }
 }
 

@@ -10,9 +10,9 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { DlqRecoveryProvider, type DlqRecoveryInputs } from "../../provider/dlqRecovery/controller";
+import { DlqRecoveryController, type DlqRecoveryInputs } from "../../provider/dlqRecovery/controller";
 import type { DlqRecoveryOutputs } from "../../provider/dlqRecovery/inputs";
-import { PartialStateError } from "../../provider/engineProtocol";
+import { ResourceInitError } from "../../provider/resource";
 import { startEmulator, type RunningEmulator } from "../../emulator";
 
 const TOKEN = "tok-ids-7c2e90a4d1";
@@ -38,7 +38,7 @@ describe("integration: dlqIds not in the DLQ, a changed list, maxRuns", function
 
   function provider() {
     const logs: string[] = [];
-    const p = new DlqRecoveryProvider({ env: {}, log: (line) => logs.push(line), cwd: () => cwd });
+    const p = new DlqRecoveryController({ env: {}, log: (line) => logs.push(line), cwd: () => cwd });
     return { p, logs };
   }
   const inputs = (dlqIds: string[], patch: Partial<DlqRecoveryInputs> = {}): DlqRecoveryInputs => ({
@@ -68,24 +68,24 @@ describe("integration: dlqIds not in the DLQ, a changed list, maxRuns", function
     for (const id of ids) assert.ok(resumed.has(id), `${id} not resumed`);
   }
   /** `create`, whose outputs a dynamic provider always returns. */
-  async function create(p: DlqRecoveryProvider, i: DlqRecoveryInputs) {
+  async function create(p: DlqRecoveryController, i: DlqRecoveryInputs) {
     const r = await p.create(i);
     return { id: r.id, outs: r.outs as DlqRecoveryOutputs };
   }
   /** `update`, likewise. */
   async function update(
-    p: DlqRecoveryProvider,
+    p: DlqRecoveryController,
     id: string,
     olds: DlqRecoveryOutputs,
     news: DlqRecoveryInputs,
   ) {
     return { outs: (await p.update(id, olds, news)).outs as DlqRecoveryOutputs };
   }
-  async function cutOff(promise: Promise<unknown>): Promise<PartialStateError> {
+  async function cutOff(promise: Promise<unknown>): Promise<ResourceInitError> {
     try {
       await promise;
     } catch (e) {
-      assert.ok(e instanceof PartialStateError, `expected the partial state, got ${String(e)}`);
+      assert.ok(e instanceof ResourceInitError, `expected the partial state, got ${String(e)}`);
       return e;
     }
     throw new Error("expected the drain to be cut off");

@@ -11,10 +11,11 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { Worker } from "node:worker_threads";
-import { DlqRecoveryProvider, type DlqRecoveryDeps } from "../../provider/dlqRecovery/controller";
+import { DlqRecoveryController, type DlqRecoveryDeps } from "../../provider/dlqRecovery/controller";
 import { ENGINE_CHECK_MS } from "../../provider/dlqRecovery/run";
 import { ProviderProcess } from "../../provider/providerProcess";
-import { PartialStateError, crossingError, rebuiltError } from "../../provider/engineProtocol";
+import { crossingError, rebuiltError } from "../../provider/dlqRecovery/drainThread";
+import { ResourceInitError } from "../../provider/resource";
 import { ServiceError } from "../../core/serviceErrors";
 import { startEmulator, type RunningEmulator } from "../../emulator";
 import { settledResumedCount } from "../helpers/ledger";
@@ -28,7 +29,7 @@ describe("integration: drains in the drain thread", function () {
 
   function provider(deps: Partial<DlqRecoveryDeps> = {}) {
     const logs: string[] = [];
-    const p = new DlqRecoveryProvider({
+    const p = new DlqRecoveryController({
       env: {},
       log: (line) => logs.push(line),
       cwd: () => cwd,
@@ -73,7 +74,7 @@ describe("integration: drains in the drain thread", function () {
       () => assert.fail("the drain should have been cut off"),
       (e: unknown) => e,
     );
-    assert.ok(err instanceof PartialStateError, `a PartialStateError, got ${String(err)}`);
+    assert.ok(err instanceof ResourceInitError, `a ResourceInitError, got ${String(err)}`);
     assert.match(err.message, /daily limit of 8 requests is spent.*\[SVC_DAILY_LIMIT\]/);
     const partial = err.properties as { resumedCount: number; complete: boolean; windowState?: unknown };
     assert.equal(partial.complete, false);
@@ -90,11 +91,11 @@ describe("integration: drains in the drain thread", function () {
       () => assert.fail("the drain should have failed"),
       (e: unknown) => e,
     );
-    assert.ok(err instanceof ServiceError || err instanceof PartialStateError, String(err));
+    assert.ok(err instanceof ServiceError || err instanceof ResourceInitError, String(err));
     assert.match((err as Error).message, /rejected the credentials \(HTTP 401\)/);
     const everything = JSON.stringify({
       err: String(err),
-      props: (err as PartialStateError).properties,
+      props: (err as ResourceInitError).properties,
       logs,
     });
     assert.ok(!everything.includes(wrong), "the token appears nowhere");
@@ -110,7 +111,7 @@ describe("integration: drains in the drain thread", function () {
       () => assert.fail("the drain should have stopped"),
       (e: unknown) => e,
     );
-    assert.ok(err instanceof PartialStateError, String(err));
+    assert.ok(err instanceof ResourceInitError, String(err));
     assert.ok(
       logs.some((l) => /the Pulumi engine is gone/.test(l)),
       logs.join("\n"),
@@ -191,9 +192,9 @@ describe("integration: drains in the drain thread", function () {
   });
 
   it("errors cross the thread boundary with their class, message and partial state", () => {
-    const partial = new PartialStateError("cut off", "dlqr-1", { resumedCount: 3 }, ["cut off"]);
+    const partial = new ResourceInitError("cut off", "dlqr-1", { resumedCount: 3 }, ["cut off"]);
     const back = rebuiltError(crossingError(partial));
-    assert.ok(back instanceof PartialStateError);
+    assert.ok(back instanceof ResourceInitError);
     assert.deepEqual(
       { message: back.message, id: back.id, properties: back.properties, reasons: back.reasons },
       { message: "cut off", id: "dlqr-1", properties: { resumedCount: 3 }, reasons: ["cut off"] },

@@ -10,7 +10,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { DlqRecoveryResource } from "../../provider/dlqRecovery/resource";
+import { DlqRecoveryAdapter } from "../../provider/dlqRecovery/resource";
 import type { Engine } from "../../provider/engine";
 import { ResourceInitError, type Props } from "../../provider/resource";
 import { startEmulator, type RunningEmulator } from "../../emulator";
@@ -39,7 +39,7 @@ describe("integration: the svc provider's DlqRecovery stops at Cancel and custom
   let emulator: RunningEmulator;
   let cwd: string;
   let engine: ReturnType<typeof recordingEngine>;
-  let resource: DlqRecoveryResource;
+  let resource: DlqRecoveryAdapter;
 
   const news = (extra: Record<string, unknown> = {}) =>
     props({ all: true, baseUrl: emulator.url, token: TOKEN, maxRequestsPerSecond: 20, ...extra });
@@ -59,7 +59,7 @@ describe("integration: the svc provider's DlqRecovery stops at Cancel and custom
     emulator.seed(3_000);
     cwd = fs.mkdtempSync(path.join(os.tmpdir(), "svc-provider-dlqr-"));
     engine = recordingEngine();
-    resource = new DlqRecoveryResource(engine, { env: {}, cwd: () => cwd, drainIn: "drain thread" });
+    resource = new DlqRecoveryAdapter(engine, { env: {}, cwd: () => cwd, drainIn: "drain thread" });
     await resource.configure({ get: () => undefined });
   });
   afterEach(async () => {

@@ -3,7 +3,7 @@
  * The wire contract, end to end (docs/reference.md, "Wire grammar"): the same
  * flow-control, retries and selection values go to
  *
- * - `DlqRecoveryProvider.check` (what `pulumi preview` refuses),
+ * - `DlqRecoveryController.check` (what `pulumi preview` refuses),
  * - `Workflow` (its validation, `workflowArgProblems`; flow control and retries only: it has no
  *   selection),
  * - the client's builders (`overrideHeaders`, `resumeQuery`: what `pulumi up` would send),

@@ -650,11 +650,9 @@ describe("components/providers/account: configure", () => {
   it("reads the stack config handed to configure", async () => {
     const p = accountProvider();
     await p.configure({
-      config: {
-        get: (k: string) =>
-          ({ "svc:accountApiUrl": emu().url, "svc:username": USERNAME, "svc:password": PASSWORD })[k],
-      },
-    } as never);
+      get: (k: string) =>
+        ({ "svc:accountApiUrl": emu().url, "svc:username": USERNAME, "svc:password": PASSWORD })[k],
+    });
     const r = await p.create({});
     assert.equal(r.outs.maxParallelism, 10);
   });

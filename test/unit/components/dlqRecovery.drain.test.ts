@@ -1,4 +1,4 @@
-// size: the drain behaviours of DlqRecoveryProvider.create and update against one emulator setup; check, windows, change, account and quiet output are already files of their own
+// size: the drain behaviours of DlqRecoveryController.create and update against one emulator setup; check, windows, change, account and quiet output are already files of their own
 import { strict as assert } from "node:assert";
 import * as fs from "node:fs";
 import * as path from "node:path";

@@ -17,8 +17,8 @@ import {
   openRunLog,
 } from "../../../provider/dlqRecovery/progress";
 import { DEFAULT_MAX_RECORDED_RUNS } from "../../../provider/dlqRecovery/inputs";
-import { DlqRecoveryProvider } from "../../../provider/dlqRecovery/controller";
-import { DlqRecoveryResource } from "../../../provider/dlqRecovery/resource";
+import { DlqRecoveryController } from "../../../provider/dlqRecovery/controller";
+import { DlqRecoveryAdapter } from "../../../provider/dlqRecovery/resource";
 import { TOKEN, dlqProvider, resumeRequests, tempDir } from "./helpers";
 
 /** Runs a simulated drain of `pages` pages, one every `pageMs`, and returns the lines printed. */
@@ -157,7 +157,7 @@ describe("components/providers/dlqRecovery: quiet by default", function () {
     const inputs = { all: true, baseUrl: emulator.url, token: TOKEN, recoveryName: "killed", concurrency: 1 };
     let checks = 0;
     let t = 0;
-    const killed = new DlqRecoveryProvider({
+    const killed = new DlqRecoveryController({
       now: () => (t += 1000), // every page checks the engine
       log: () => {},
       warn: () => {},
@@ -198,7 +198,7 @@ describe("components/providers/dlqRecovery: quiet by default", function () {
       alive: async () => true,
     };
     let t = 0;
-    const adapter = new DlqRecoveryResource(engine, {
+    const adapter = new DlqRecoveryAdapter(engine, {
       drainIn: "this thread",
       cwd: () => cwd,
       now: () => (t += 1000),

@@ -10,13 +10,13 @@ import * as path from "node:path";
 import {
   PROVIDER_KEY,
   PULUMI_CHECKED_VERSION,
-  PartialStateError,
   engineAddress,
   engineLivenessProbe,
   engineWarning,
   exitWhenOutputCloses,
-  partialState,
-} from "../../../provider/engineProtocol";
+  withSerializedProvider,
+} from "../../../dynamic/engineProtocol";
+import { ResourceInitError } from "../../../provider/resource";
 import * as grpc from "@grpc/grpc-js";
 import { EngineService } from "@pulumi/pulumi/proto/engine_grpc_pb";
 import { LogSeverity, type LogRequest } from "@pulumi/pulumi/proto/engine_pb";
@@ -55,7 +55,7 @@ function grpcResponseFromError(e: unknown): { message: string; metadata: { get(k
   return fn(e);
 }
 
-describe("components/providers/engineProtocol: what the installed @pulumi/pulumi server does", () => {
+describe("dynamic/engineProtocol: what the installed @pulumi/pulumi server does", () => {
   it(`the installed @pulumi/pulumi is the version checked (${PULUMI_CHECKED_VERSION})`, () => {
     const { version } = JSON.parse(fs.readFileSync(path.join(PULUMI_DIR, "package.json"), "utf8")) as {
       version: string;
@@ -69,8 +69,9 @@ describe("components/providers/engineProtocol: what the installed @pulumi/pulumi
 
   it("a rejection's id, properties and reasons become the ErrorResourceInitFailed the engine saves", () => {
     const inputs = { [PROVIDER_KEY]: "serialized provider", recoveryName: "x" };
-    const err = partialState("cut off", "dlqr-1", { resumedCount: 7, complete: false }, inputs);
-    assert.ok(err instanceof PartialStateError);
+    const cutOff = new ResourceInitError("cut off", "dlqr-1", { resumedCount: 7, complete: false });
+    const err = withSerializedProvider(cutOff, inputs);
+    assert.ok(err instanceof ResourceInitError);
     const res = grpcResponseFromError(err);
     assert.equal(res.message, "cut off");
     const [bin] = res.metadata.get("grpc-status-details-bin") as Buffer[];
@@ -95,7 +96,7 @@ describe("components/providers/engineProtocol: what the installed @pulumi/pulumi
     assert.deepEqual(res.metadata.get("grpc-status-details-bin"), []);
   });
 
-  it(`the server adds ${PROVIDER_KEY} to results but not to a rejection's properties (so partialState carries it)`, () => {
+  it(`the server adds ${PROVIDER_KEY} to results but not to a rejection's properties (so withSerializedProvider carries it)`, () => {
     const text = source();
     assert.match(text, new RegExp(`const providerKey = "${PROVIDER_KEY}";`));
     assert.match(serverFunction("resultIncludingProvider"), /\[providerKey\]: props\[providerKey\]/);

@@ -12,14 +12,14 @@ import type { EmulatorOptions, LoggedRequest, RunningEmulator } from "../../../e
 import { startEmulator } from "../../../emulator";
 import { FaultInjector } from "../../../emulator/faults";
 import {
-  AccountProvider,
+  AccountController,
   type AccountInputs,
   type AccountOutputs,
 } from "../../../provider/account/controller";
 import type { StackConfigReader } from "../../../core/connection";
 import { ProviderProcess } from "../../../provider/providerProcess";
 import {
-  DlqRecoveryProvider,
+  DlqRecoveryController,
   type DlqRecoveryInputs,
   type DlqRecoveryOutputs,
 } from "../../../provider/dlqRecovery/controller";
@@ -102,12 +102,12 @@ export function configOf(map: Record<string, string | undefined> = {}): StackCon
  * The providers' methods with the results the tests rely on made non-optional (the Pulumi
  * result types have optional `outs`/`props`; a missing one fails the test's next assertion).
  */
-export type TestAccountProvider = Omit<AccountProvider, "create" | "update" | "read"> & {
+export type TestAccountProvider = Omit<AccountController, "create" | "update" | "read"> & {
   create(inputs: AccountInputs): Promise<{ id: string; outs: AccountOutputs }>;
   update(id: string, olds: AccountOutputs, news: AccountInputs): Promise<{ outs: AccountOutputs }>;
   read(id: string, props: AccountOutputs): Promise<{ id: string; props: AccountOutputs }>;
 };
-export type TestDlqProvider = Omit<DlqRecoveryProvider, "create" | "update" | "read"> & {
+export type TestDlqProvider = Omit<DlqRecoveryController, "create" | "update" | "read"> & {
   create(inputs: DlqRecoveryInputs): Promise<{ id: string; outs: DlqRecoveryOutputs }>;
   update(
     id: string,
@@ -122,7 +122,7 @@ export function accountProvider(
   env: Record<string, string> = {},
   config: Record<string, string> = {},
 ): TestAccountProvider {
-  return new AccountProvider({ ...env }, configOf(config)) as unknown as TestAccountProvider;
+  return new AccountController({ ...env }, configOf(config)) as unknown as TestAccountProvider;
 }
 
 /** A DlqRecovery provider with injected environment, config, clock and log, and what it logged. */
@@ -151,7 +151,7 @@ export function dlqProvider(
   const shared = opts.shared ?? new ProviderProcess();
   const cwd = opts.cwd ?? tempDir();
   let t = T0;
-  const provider = new DlqRecoveryProvider(
+  const provider = new DlqRecoveryController(
     {
       env: { ...(opts.env ?? {}) },
       now: () => (t += 1000),

@@ -43,9 +43,9 @@ describe("core/connection", () => {
 
   it("a provider uses the stack config handed to its configure, and no other provider sees it", async () => {
     const configured = dlqProvider();
-    await configured.provider.configure({
-      config: configOf({ "svc:baseUrl": "http://127.0.0.1:1", "svc:token": "tok-configured-1234" }),
-    } as never);
+    await configured.provider.configure(
+      configOf({ "svc:baseUrl": "http://127.0.0.1:1", "svc:token": "tok-configured-1234" }),
+    );
     const news = happyDlq("filters", { baseUrl: undefined, token: undefined });
     assert.equal((await configured.provider.check({}, news)).failures, undefined);
     const other = dlqProvider();

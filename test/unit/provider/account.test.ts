@@ -6,8 +6,8 @@
  */
 import * as assert from "node:assert/strict";
 import { startEmulator, type RunningEmulator } from "../../../emulator";
-import { AccountProvider } from "../../../provider/account/controller";
-import { AccountIdMismatchError, AccountResource } from "../../../provider/account/resource";
+import { AccountController } from "../../../provider/account/controller";
+import { AccountIdMismatchError, AccountAdapter } from "../../../provider/account/resource";
 import { configReader } from "../../../provider/config";
 import { engineAt } from "../../../provider/engine";
 import { UNKNOWN } from "../../../core/unknownValue";
@@ -22,13 +22,13 @@ const NONE = { values: {}, secrets: new Set<string>() };
 
 describe("provider Account: read with no properties (import, get)", () => {
   let emulator: RunningEmulator;
-  let account: AccountResource;
+  let account: AccountAdapter;
 
   before(async () => {
     emulator = await startEmulator({ plan: "free", ...CREDS });
-    account = new AccountResource(
+    account = new AccountAdapter(
       engineAt(undefined, () => undefined),
-      new AccountProvider({}),
+      new AccountController({}),
     );
     await account.configure(
       configReader({ accountApiUrl: emulator.url, username: CREDS.username, password: CREDS.password }),
@@ -71,9 +71,9 @@ describe("provider Account: read with no properties (import, get)", () => {
   });
 
   it("a refused password names the ID asked (no refresh) and where the password came from", async () => {
-    const refused = new AccountResource(
+    const refused = new AccountAdapter(
       engineAt(undefined, () => undefined),
-      new AccountProvider({}),
+      new AccountController({}),
     );
     await refused.configure(
       configReader({ accountApiUrl: emulator.url, username: CREDS.username, password: "pw-unit-wrong-9d3f" }),
@@ -98,10 +98,10 @@ describe("provider Account: the preview of a new Account", () => {
   });
   after(async () => emulator?.close());
 
-  async function adapter(password: string): Promise<AccountResource> {
-    const a = new AccountResource(
+  async function adapter(password: string): Promise<AccountAdapter> {
+    const a = new AccountAdapter(
       engineAt(undefined, () => undefined),
-      new AccountProvider({}),
+      new AccountController({}),
     );
     await a.configure(configReader({ accountApiUrl: emulator.url, username: CREDS.username, password }));
     return a;

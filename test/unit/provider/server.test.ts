@@ -99,10 +99,13 @@ describe("provider server: the provider protocol over loopback", () => {
   it("a create that failed part-way answers ErrorResourceInitFailed with the state, secrets wrapped", async () => {
     const failing = {
       create: async () => {
-        throw new ResourceInitError("stopped after 50 runs; run `pulumi up` to continue", "dlqr-1", {
-          values: { resumedCount: 50, complete: false, workflowUrl: "http://127.0.0.1/w" },
-          secrets: new Set(["workflowUrl"]),
-        });
+        throw new ResourceInitError(
+          "stopped after 50 runs; run `pulumi up` to continue",
+          "dlqr-1",
+          { resumedCount: 50, complete: false, workflowUrl: "http://127.0.0.1/w" },
+          undefined,
+          new Set(["workflowUrl"]),
+        );
       },
     } as unknown as ResourceAdapter;
     const started = await serve("9.8.7", new Map([["svc:index:DlqRecovery", failing]]), () => undefined);

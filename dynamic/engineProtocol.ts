@@ -1,7 +1,7 @@
 /**
- * What a dynamic provider relies on from the Pulumi engine and from `@pulumi/pulumi`'s
- * dynamic-provider server (`cmd/dynamic-provider/index.js`) beyond the `ResourceProvider`
- * interface: every such assumption of this library is here, and nowhere else.
+ * What the 0.2 dynamic providers (`dynamic/`) rely on from the Pulumi engine and from
+ * `@pulumi/pulumi`'s dynamic-provider server (`cmd/dynamic-provider/index.js`) beyond the
+ * `ResourceProvider` interface: every such assumption is here, and nowhere else.
  *
  * Checked against `@pulumi/pulumi` {@link PULUMI_CHECKED_VERSION}; `engineProtocol.test.ts` reads
  * the installed server and fails when one of these changes:
@@ -11,31 +11,28 @@
  *    argument. A failed TCP connect to it means the engine is gone (`pulumi up` was killed
  *    outright), and the provider process lives on as an orphan: a drain would go on resuming
  *    runs no state will ever record. {@link engineLivenessProbe} checks it; a drain stopped by it
- *    ({@link EngineGoneError}) ends the process ({@link exitOrphanedProvider}).
+ *    ends the process ({@link exitOrphanedProvider}).
  * 2. **Partial state.** When `create` or `update` rejects with an error that has an `id`, the
  *    server (`grpcResponseFromError`) packs `id`, `properties` and `reasons` of the error into an
  *    `ErrorResourceInitFailed`, which the engine saves as the resource's state with `reasons` as its
- *    init errors. {@link PartialStateError} has exactly these fields.
+ *    init errors. The provider's `ResourceInitError` has exactly these fields.
  * 3. **`__provider`.** The server copies the serialized provider ({@link PROVIDER_KEY}) into the
  *    outputs of a successful `create`, `update` and `read` (`resultIncludingProvider`), but not
  *    into the properties of a rejection: a partial state without it could never be updated or
- *    deleted. {@link partialState} carries it from the inputs.
- *
+ *    deleted. {@link withSerializedProvider} carries it from the inputs.
  * 4. **Warnings.** The engine's address serves the engine's `Engine` service to its plugins; its
  *    `Log` with severity `WARNING` and no URN is shown as a warning of the update
  *    ({@link engineWarning}), where a line on stdout is only an info diagnostic. The messages are
  *    `@pulumi/pulumi`'s own (`proto/engine_pb`, `proto/engine_grpc_pb`).
  *
- * A drain that runs in the drain thread (`drainThread.ts`) rejects there; its error crosses to the
- * provider's thread as data ({@link crossingError}) and is rebuilt with its class and these fields
- * ({@link rebuiltError}) before the server sees it.
+ * @packageDocumentation
  */
 import "../client/requireNode"; // first: one clear error on a Node.js older than 22.19
-import * as net from "node:net";
 import * as grpc from "@grpc/grpc-js";
 import { EngineClient } from "@pulumi/pulumi/proto/engine_grpc_pb";
 import { LogRequest, LogSeverity } from "@pulumi/pulumi/proto/engine_pb";
-import { ServiceError } from "../core/serviceErrors";
+import { isListening } from "../provider/engine";
+import { ResourceInitError } from "../provider/resource";
 
 /** The `@pulumi/pulumi` version whose dynamic-provider server this module was checked against. */
 export const PULUMI_CHECKED_VERSION = "3.259.0";
@@ -48,21 +45,6 @@ export function engineAddress(argv: readonly string[] = process.argv): string | 
   if (!/dynamic-provider/.test(argv[1] ?? "")) return undefined;
   const addr = argv[2];
   return addr && /^[\w.-]+:\d+$/.test(addr) ? addr : undefined;
-}
-
-/** Resolves false when nothing accepts a connection at `address` within `timeoutMs`. */
-export function isListening(address: string, timeoutMs = 1_000): Promise<boolean> {
-  const i = address.lastIndexOf(":");
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: address.slice(0, i), port: Number(address.slice(i + 1)) });
-    const done = (alive: boolean) => {
-      socket.destroy();
-      resolve(alive);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once("connect", () => done(true));
-    socket.once("error", () => done(false));
-  });
 }
 
 /**
@@ -97,50 +79,14 @@ export function engineWarning(
     });
 }
 
-/** Thrown by a drain that stops because the engine is gone. */
-export class EngineGoneError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "EngineGoneError";
-  }
-}
-
 /**
- * Rejects a create or update that failed part-way: the engine saves `properties` as the
- * resource's state, with `reasons` as its init errors, so nothing done so far is lost (the
- * dynamic-provider server packs `id`, `properties` and `reasons` into `ErrorResourceInitFailed`).
- * Build it with {@link partialState}, which carries `__provider`.
+ * The rejection of a create or update that failed part-way, with the serialized provider of
+ * `inputs` in the state to save (the server does not add it to a rejection).
  */
-export class PartialStateError extends Error {
-  /**
-   * @param message - what happened and what to do
-   * @param id - the resource's ID
-   * @param properties - the state to save
-   * @param reasons - the init errors to record (usually `[message]`)
-   */
-  constructor(
-    message: string,
-    readonly id: string,
-    readonly properties: Record<string, unknown>,
-    readonly reasons: string[],
-  ) {
-    super(message);
-    this.name = "PartialStateError";
-  }
-}
-
-/**
- * The rejection that saves `outputs` as the state of resource `id`, with the serialized provider
- * of `inputs` (the server does not add it to a rejection) and `message` as its one init error.
- */
-export function partialState(
-  message: string,
-  id: string,
-  outputs: object,
-  inputs: object,
-): PartialStateError {
-  const properties = { ...outputs, [PROVIDER_KEY]: (inputs as Record<string, unknown>)[PROVIDER_KEY] };
-  return new PartialStateError(message, id, properties, [message]);
+export function withSerializedProvider(e: unknown, inputs: object): unknown {
+  if (!(e instanceof ResourceInitError)) return e;
+  const properties = { ...e.properties, [PROVIDER_KEY]: (inputs as Record<string, unknown>)[PROVIDER_KEY] };
+  return new ResourceInitError(e.message, e.id, properties, e.reasons);
 }
 
 /**
@@ -175,32 +121,5 @@ export function exitWhenOutputCloses(
     stream.on("error", (e: NodeJS.ErrnoException) => {
       if (e.code === "EPIPE") exit();
     });
-  }
-}
-
-/** An error of a drain as it crosses to the provider's thread (`drainThread.ts`): its class and fields kept. */
-export type CrossingError =
-  | { kind: "partial"; message: string; id: string; properties: Record<string, unknown>; reasons: string[] }
-  | { kind: "service"; what: string; detail: string; code?: ServiceError["code"] }
-  | { kind: "error"; message: string };
-
-/** The error `e` as data that crosses the boundary. */
-export function crossingError(e: unknown): CrossingError {
-  if (e instanceof PartialStateError) {
-    return { kind: "partial", message: e.message, id: e.id, properties: e.properties, reasons: e.reasons };
-  }
-  if (e instanceof ServiceError) return { kind: "service", what: e.what, detail: e.detail, code: e.code };
-  return { kind: "error", message: e instanceof Error ? e.message : String(e) };
-}
-
-/** The error of the class it was thrown with, rebuilt on this side of the boundary. */
-export function rebuiltError(e: CrossingError): Error {
-  switch (e.kind) {
-    case "partial":
-      return new PartialStateError(e.message, e.id, e.properties, e.reasons);
-    case "service":
-      return new ServiceError(e.what, e.detail, e.code, undefined);
-    default:
-      return new Error(e.message);
   }
 }
