@@ -3,7 +3,7 @@
  * batches in flight against the sequential path (concurrency 1), the emulator adding 20 ms of
  * latency to every request. The DLQ is re-seeded and the IDs listed before every trial (untimed).
  */
-import { SvcClient } from "../client";
+import { DrainClient } from "../drain";
 import { CREDS, startEmulatorProcess } from "./lib/emulator";
 import { benchMain } from "./lib/main";
 import { result, type BenchResult } from "./lib/result";
@@ -24,7 +24,7 @@ export async function run(): Promise<BenchResult> {
       };
       const ids = listed.entries.map((e) => e.dlqId);
       await emu.admin("PUT", "/admin/faults", { latencyMs: LATENCY_MS });
-      const client = new SvcClient({ baseUrl: emu.url, token: CREDS.token });
+      const client = new DrainClient({ baseUrl: emu.url, token: CREDS.token });
       const t0 = now();
       const res = await client.resumeByIds(ids, undefined, { concurrency: Number(v) });
       const ms = now() - t0;

@@ -8,7 +8,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { SvcClient } from "../client";
+import { DrainClient } from "../drain";
 import { DlqRecoveryController } from "../provider/dlqRecovery/controller";
 import { bareDrain, barePool } from "./lib/bare";
 import { CREDS, startEmulatorProcess, type EmulatorProcess } from "./lib/emulator";
@@ -38,7 +38,7 @@ async function drainOnce(
     return [outs!.requestCount, outs!.resumedCount];
   }
   if (v === "clientDrain") {
-    const client = new SvcClient({ baseUrl: emu.url, token: CREDS.token });
+    const client = new DrainClient({ baseUrl: emu.url, token: CREDS.token });
     const res = await client.drain({});
     await client.close();
     return [res.requestCount, res.resumedCount];

@@ -8,7 +8,7 @@
  *
  *   node -r ts-node/register/transpile-only bench/shared.ts [--sizes 20000] [--load 40] [--out file.json]
  */
-import { RateGate, SvcClient } from "../client";
+import { DrainClient, RateGate } from "../drain";
 import { CREDS, startEmulatorProcess, type EmulatorProcess } from "./lib/emulator";
 import { benchMain } from "./lib/main";
 import { result, type BenchResult } from "./lib/result";
@@ -48,7 +48,7 @@ async function trial(emu: EmulatorProcess, n: number, load: number): Promise<Tri
   await seed(emu, n);
   await emu.admin("PUT", "/admin/faults", { endpoints: ["resume"], latencyMs: LATENCY_MS });
   await emu.admin("PUT", "/admin/other-client", { requestsPerSecond: load });
-  const client = new SvcClient({ baseUrl: emu.url, token: CREDS.token });
+  const client = new DrainClient({ baseUrl: emu.url, token: CREDS.token });
   const gate = new RateGate({ limit: LIMIT });
   const started = performance.now();
   const res = await client.drainWindows({}, undefined, { keepRuns: false, gate, horizonMs: 3 * DAY });

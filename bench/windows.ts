@@ -32,7 +32,8 @@
  * range; the target is met when the median meets it. The sequential loop drains once per size.
  */
 import { request } from "undici";
-import { DEFAULT_WINDOW_CONCURRENCY, RateGateRegistry, SvcClient, type DlqSelection } from "../client";
+import type { DlqSelection } from "../client";
+import { DEFAULT_WINDOW_CONCURRENCY, DrainClient, RateGateRegistry } from "../drain";
 import { requestAllowance } from "../drain/windows";
 import { CREDS, startEmulatorProcess, type EmulatorProcess } from "./lib/emulator";
 import { benchMain } from "./lib/main";
@@ -140,7 +141,7 @@ function drains(
   const account = accountOf(horizon);
   const gate = new RateGateRegistry().forAccount(emu.url, CREDS.token, account.rateKnown ? LIMIT : undefined);
   return selections.map((selection) => {
-    const client = new SvcClient({
+    const client = new DrainClient({
       baseUrl: emu.url,
       token: CREDS.token,
       onRetry: (e) => void (e.status === 429 && onLimited()),

@@ -1,7 +1,8 @@
 /**
  * {@link SvcClient}: the typed HTTP client of the svc resume and account APIs: one resume request
  * and the account read. The drains that send many requests (cursor, windows, by IDs) are in
- * `drain/`, whose `DrainClient` adds them to this class.
+ * `drain/`, whose `DrainClient` wraps this class and sends them through {@link
+ * SvcClient.resumeSender}.
  *
  * @packageDocumentation
  */
@@ -41,12 +42,18 @@ const USER_AGENT = "pulumi-svc-client/0.1";
  * ```
  */
 export class SvcClient {
-  protected readonly options: SvcClientOptions;
+  private readonly options: SvcClientOptions;
   private readonly transport: Transport;
   private readonly runner: RequestRunner;
   private readonly redactor: Redactor;
-  protected readonly sleep: (ms: number) => Promise<void>;
-  protected readonly now: () => number;
+  /**
+   * Waits the given number of milliseconds: the `sleep` option, or a `setTimeout` promise. The
+   * retries wait with it, and a drain paces its requests with it, so that a test's fake clock
+   * drives both.
+   */
+  readonly sleep: (ms: number) => Promise<void>;
+  /** The clock, unix milliseconds: the `now` option, or `Date.now`. Read as {@link sleep} is. */
+  readonly now: () => number;
 
   /**
    * @param options - endpoints, credentials, timeouts, retry policy and test hooks
@@ -128,7 +135,7 @@ export class SvcClient {
   /**
    * Sends one bulk-resume request: `POST {baseUrl}/v2/workflows/dlq/resume` with every field in
    * the query string and no body. The service resumes at most 50 runs and returns a cursor
-   * when more remain. See {@link drain} to follow the cursor.
+   * when more remain. `DrainClient.drain` of `pulumi-svc/drain` follows the cursor.
    *
    * @param selection - which entries; `dlqIds` must hold 1–50 IDs when given
    * @param overrides - flow-control and retries overrides; unset overrides send no header
@@ -142,13 +149,33 @@ export class SvcClient {
     cursor?: string,
   ): Promise<ResumePage> {
     const query = resumeQuery(selection, cursor);
-    return this.resumeOnce(
+    return this.resumeSender(overrides)({
       query,
-      selection.dlqIds,
-      () => this.prepareResume(overrides),
-      { attempts: 0, ambiguous: false },
-      OPEN_GATE,
-    );
+      dlqIds: selection.dlqIds,
+      state: { attempts: 0, ambiguous: false },
+    });
+  }
+
+  /**
+   * The sender of the requests of one resume operation of many requests (a drain of
+   * `pulumi-svc/drain`): it validates the overrides, checks the token and resolves the endpoint
+   * on its first request, not before, so that a drain's error carries the drain's partial
+   * progress; and once, not on every request.
+   *
+   * @throws SvcError from the sender: as {@link resumeDlq}
+   */
+  resumeSender(overrides: ResumeOverrides | undefined): (request: ResumeRequest) => Promise<ResumePage> {
+    let prepared: PreparedResume | undefined;
+    return (request) => this.resumeOnce(request, () => (prepared ??= this.prepareResume(overrides)));
+  }
+
+  /**
+   * The account a resume request is sent for: `baseUrl` and `token` as given (`""` when unset).
+   * A drain keys the account's shared rate gate by it (`pulumi-svc/drain`, which hashes the
+   * token); it is never put in a message.
+   */
+  resumeAccount(): { baseUrl: string; token: string } {
+    return { baseUrl: this.options.baseUrl ?? "", token: this.options.token ?? "" };
   }
 
   /** Closes the connection pools the client opened (an injected dispatcher is left open). */
@@ -177,29 +204,10 @@ export class SvcClient {
     };
   }
 
-  /**
-   * A getter that prepares on first use (inside a drain's loop, so errors carry its partial
-   * progress). For the drains of `drain/`.
-   */
-  protected preparedOnce(overrides: ResumeOverrides | undefined): () => PreparedResume {
-    let prepared: PreparedResume | undefined;
-    return () => (prepared ??= this.prepareResume(overrides));
-  }
-
-  /**
-   * Sends one resume request, retried within `state`, paced by `gate`. For the drains of `drain/`.
-   *
-   * @param query - the query string, built from a validated selection
-   * @param dlqIds - the request's DLQ IDs, when it selects by ID
-   */
-  protected async resumeOnce(
-    query: string,
-    dlqIds: readonly string[] | undefined,
+  /** Sends one resume request, retried within its `state`, paced by its `gate`. */
+  private async resumeOnce(
+    { query, dlqIds, state, gate = OPEN_GATE, signal, onResponse }: ResumeRequest,
     prepare: () => PreparedResume,
-    state: CallState,
-    gate: RequestGate,
-    signal?: AbortSignal,
-    onResponse?: (status: number, headers: ResponseHeaders) => void,
   ): Promise<ResumePage> {
     const { endpoint, headers } = prepare();
     const byIds = dlqIds !== undefined;
@@ -260,8 +268,27 @@ export class SvcClient {
   }
 }
 
+/** One request of a resume operation, as the sender of {@link SvcClient.resumeSender} takes it. */
+export interface ResumeRequest {
+  /** The query string, built from a validated selection. */
+  query: string;
+  /**
+   * The request's DLQ IDs, when it selects by ID: a 404 after an ambiguous attempt then means
+   * the lost attempt resumed them (`unconfirmedDlqIds`), not a failure.
+   */
+  dlqIds?: readonly string[] | undefined;
+  /** The attempts so far and whether one may have been processed; the retries share it. */
+  state: CallState;
+  /** Awaited before each attempt, retries included. Default: no wait. */
+  gate?: RequestGate;
+  /** Once it fires, no further attempt is sent (one waiting at the gate stops waiting). */
+  signal?: AbortSignal | undefined;
+  /** Called with every response's status and headers (a rate gate reads its limits from them). */
+  onResponse?: ((status: number, headers: ResponseHeaders) => void) | undefined;
+}
+
 /** The endpoint and headers shared by the requests of one resume operation. */
-export interface PreparedResume {
+interface PreparedResume {
   endpoint: ReturnType<typeof resolveEndpoint>;
   headers: Record<string, string>;
 }

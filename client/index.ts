@@ -1,12 +1,14 @@
 /**
- * Typed HTTP client of the svc bulk-resume and account APIs. The drains (cursor, windows, by IDs),
- * the rate gates and the planner are in `pulumi-svc/drain`; what of them this entry point
- * exported in 0.2 is re-exported at the end, so that code written for 0.2 keeps working.
+ * Typed HTTP client of the svc bulk-resume and account APIs, and the wire grammar it sends. The
+ * drains (cursor, windows, by IDs), the rate gates and the planner are in `pulumi-svc/drain`,
+ * whose `DrainClient` wraps this entry point's {@link SvcClient}; nothing of them is exported here.
  *
  * @packageDocumentation
  */
 import "./requireNode"; // first: one clear error on a Node.js older than 22.19
-export { RESUME_PATH, ACCOUNT_PATH } from "./SvcClient";
+export { SvcClient, RESUME_PATH, ACCOUNT_PATH } from "./SvcClient";
+export type { ResumeRequest } from "./SvcClient";
+export type { CallState } from "./request";
 export { SvcError, isSvcError } from "./errors";
 export type { SvcErrorCode, SvcErrorDetails } from "./errors";
 export {
@@ -72,49 +74,3 @@ export type {
   RetryPolicy,
   SvcClientOptions,
 } from "./types";
-
-// Re-exported from `pulumi-svc/drain` for code written for 0.2: import them from there.
-/** The HTTP client with the drains: `DrainClient` of `pulumi-svc/drain`. */
-export { DrainClient as SvcClient } from "../drain/DrainClient";
-export { DrainError } from "../drain/errors";
-/** @deprecated Since 0.3.0: import it from `pulumi-svc/drain`. */
-export { drainWindows } from "../drain/windowDrain";
-/** @deprecated Since 0.3.0: import it from `pulumi-svc/drain`. */
-export { RateGateRegistry } from "../drain/rateGate";
-/** @deprecated Since 0.3.0: import it from `pulumi-svc/drain`. */
-export { accountRateGates } from "../drain/rateGate";
-/** @deprecated Since 0.3.0: import it from `pulumi-svc/drain`. */
-export { DEFAULT_CONCURRENCY } from "../drain/cursorDrain";
-export { RateGate, accountKey, CAUTIOUS_START_RATE } from "../drain/rateGate";
-export type { RateGateOptions, RateGateStats } from "../drain/rateGate";
-export { DEFAULT_WINDOW_CONCURRENCY } from "../drain/windowDrain";
-export type { WindowStep, WindowDrainProgress } from "../drain/windowDrain";
-export {
-  DEFAULT_HORIZON_MS,
-  DEFAULT_WINDOW_ALLOWANCE,
-  WINDOW_OVERHEAD,
-  DAILY_LIMIT_SHARE,
-  LARGE_DRAIN_CREDIT,
-  SMALL_DRAIN_RUNS,
-  MAX_SAVED_WINDOWS,
-} from "../drain/planKnobs";
-export { requestAllowance, windowAllowance, validateWindowState } from "../drain/windows";
-export { DEFAULT_MAX_EMPTY_PAGES, MAX_NOT_FOUND_NARROWED } from "../drain/cursorDrain";
-export type {
-  AccountGate,
-  DrainWindow,
-  DrainWindowsOptions,
-  GateStatus,
-  OpenWindow,
-  UnpacedWindowDrainOptions,
-  WindowDrainOptions,
-  WindowDrainState,
-  WindowPageEvent,
-  DrainOptions,
-  DrainPageEvent,
-  DrainProgress,
-  DrainResult,
-  ResumeBatchEvent,
-  ResumeByIdsOptions,
-  ShortBatch,
-} from "../drain/types";

@@ -1,11 +1,12 @@
 /**
- * {@link DrainClient}: the HTTP client (`SvcClient` of `client/`) with the drains that send many
- * resume requests: the cursor drain, the resume of DLQ IDs in batches, and the windowed drain.
- * `pulumi-svc/client`'s `SvcClient` is this class, so code written for 0.2 keeps working.
+ * {@link DrainClient}: the drains that send many resume requests (the cursor drain, the resume of
+ * DLQ IDs in batches, and the windowed drain) through the HTTP client it wraps, `SvcClient` of
+ * `client/`.
  *
  * @packageDocumentation
  */
 import { SvcClient } from "../client/SvcClient";
+import type { AccountRecord, ResumePage, SvcClientOptions } from "../client/types";
 import {
   selectionProblems,
   throwIfProblems,
@@ -25,8 +26,10 @@ import { drainWindows, type WindowDrainProgress } from "./windowDrain";
 import { windowSelection } from "./windows";
 
 /**
- * The svc client with the drains: every method of {@link SvcClient}, and {@link drain},
- * {@link resumeByIds} and {@link drainWindows}, each delegating to its module of `drain/`.
+ * The drains of the svc client: {@link drain}, {@link resumeByIds} and {@link drainWindows}, each
+ * delegating to its module of `drain/` and sending its requests through the {@link SvcClient} it
+ * wraps (as undici's `RetryAgent` wraps a dispatcher). {@link resumeDlq}, {@link getAccount} and
+ * {@link close} pass through to that client.
  *
  * @example
  * ```ts
@@ -35,7 +38,34 @@ import { windowSelection } from "./windows";
  * await client.close();
  * ```
  */
-export class DrainClient extends SvcClient {
+export class DrainClient {
+  /** The HTTP client every request of the drains is sent through. */
+  readonly client: SvcClient;
+
+  /**
+   * @param clientOrOptions - the HTTP client to send through, or the options to build one with;
+   *   the DrainClient owns it either way ({@link close} closes it)
+   * @throws SvcError `SVC_INVALID_ARGUMENT` for an invalid retry policy or timeout (options)
+   */
+  constructor(clientOrOptions: SvcClient | SvcClientOptions = {}) {
+    this.client = clientOrOptions instanceof SvcClient ? clientOrOptions : new SvcClient(clientOrOptions);
+  }
+
+  /** One resume request: {@link SvcClient.resumeDlq} of the wrapped client. */
+  resumeDlq(selection: DlqSelection, overrides?: ResumeOverrides, cursor?: string): Promise<ResumePage> {
+    return this.client.resumeDlq(selection, overrides, cursor);
+  }
+
+  /** The account record: {@link SvcClient.getAccount} of the wrapped client. */
+  getAccount(): Promise<AccountRecord> {
+    return this.client.getAccount();
+  }
+
+  /** Closes the wrapped client's connection pools (an injected dispatcher is left open). */
+  close(): Promise<void> {
+    return this.client.close();
+  }
+
   /**
    * Resumes every entry matching `selection`, following the cursor until the service reports
    * no more. `onPage` is awaited after every page, so the caller can checkpoint `cursor`.
@@ -52,11 +82,17 @@ export class DrainClient extends SvcClient {
     // The selection and the overrides are validated once per drain, not on every page.
     const query = selectionQuery(selection);
     overrideHeaders(overrides);
-    const prepare = this.preparedOnce(overrides);
+    const send = this.client.resumeSender(overrides);
     return withPartialProgress("the drain", () =>
       drainPages(
         (cursor, state) =>
-          this.resumeOnce(query(cursor), selection.dlqIds, prepare, state, OPEN_GATE, opts.signal),
+          send({
+            query: query(cursor),
+            dlqIds: selection.dlqIds,
+            state,
+            gate: OPEN_GATE,
+            signal: opts.signal,
+          }),
         opts,
       ),
     );
@@ -86,30 +122,30 @@ export class DrainClient extends SvcClient {
       throwIfProblems(selectionProblems({ dlqIds: [...new Set(ids)] }, { maxDlqIds: Infinity }));
     }
     overrideHeaders(overrides);
+    const { now, sleep } = this.client;
     const shared = opts.gate;
     const gate: RequestGate = shared
-      ? capped(() => shared.acquire(), opts.maxRequestsPerSecond, this.now, this.sleep)
+      ? capped(() => shared.acquire(), opts.maxRequestsPerSecond, now, sleep)
       : opts.maxRequestsPerSecond === undefined
         ? OPEN_GATE
-        : spacingGate(opts.maxRequestsPerSecond, this.now, this.sleep);
+        : spacingGate(opts.maxRequestsPerSecond, now, sleep);
     const observe = shared
       ? (status: number, headers: ResponseHeaders): void => shared.observe(status, headers)
       : undefined;
-    const prepare = this.preparedOnce(overrides);
+    const send = this.client.resumeSender(overrides);
     return withPartialProgress("the resume of the DLQ IDs", () =>
       resumeBatches(
         ids,
         (dlqIds, cursor, state) =>
-          this.resumeOnce(
-            selectionQuery({ dlqIds }, { trusted: true })(cursor),
+          send({
+            query: selectionQuery({ dlqIds }, { trusted: true })(cursor),
             dlqIds,
-            prepare,
             state,
             gate,
-            opts.signal,
-            observe,
-          ),
-        { ...opts, now: opts.now ?? this.now },
+            signal: opts.signal,
+            onResponse: observe,
+          }),
+        { ...opts, now: opts.now ?? now },
       ),
     );
   }
@@ -131,27 +167,26 @@ export class DrainClient extends SvcClient {
   ): Promise<WindowDrainProgress> {
     validateSelection(selection);
     overrideHeaders(overrides);
-    const prepare = this.preparedOnce(overrides);
-    const gate =
-      opts.gate ??
-      accountRateGates.forAccount(this.options.baseUrl ?? "", this.options.token ?? "", opts.accountLimit);
-    const acquire = capped(() => gate.acquire(), opts.maxRequestsPerSecond, this.now, this.sleep);
+    const { now, sleep } = this.client;
+    const send = this.client.resumeSender(overrides);
+    const account = this.client.resumeAccount();
+    const gate = opts.gate ?? accountRateGates.forAccount(account.baseUrl, account.token, opts.accountLimit);
+    const acquire = capped(() => gate.acquire(), opts.maxRequestsPerSecond, now, sleep);
     const observe = (status: number, headers: ResponseHeaders): void => gate.observe(status, headers);
     try {
       return await drainWindows(
         selection,
         (window, cursor, state) =>
-          this.resumeOnce(
-            selectionQuery(windowSelection(selection, window), { trusted: true })(cursor),
-            selection.dlqIds,
-            prepare,
+          send({
+            query: selectionQuery(windowSelection(selection, window), { trusted: true })(cursor),
+            dlqIds: selection.dlqIds,
             state,
-            acquire,
-            opts.signal,
-            observe,
-          ),
+            gate: acquire,
+            signal: opts.signal,
+            onResponse: observe,
+          }),
         gate,
-        { now: this.now, ...opts },
+        { now, ...opts },
       );
     } catch (error) {
       if (error instanceof PartialFailure) throw DrainError.wrap(error.error, error.progress, "the drain");

@@ -2,7 +2,7 @@
  * The drains of the svc client: the cursor drain, the resume of DLQ IDs in batches and the
  * windowed drain (its planner, `windowPlan.ts`, and runner, `windowDrain.ts`), with the
  * per-account rate gates that pace them. They send their requests through the HTTP client of
- * `pulumi-svc/client` ({@link DrainClient} extends its `SvcClient`).
+ * `pulumi-svc/client`: {@link DrainClient} wraps its `SvcClient`.
  *
  * @packageDocumentation
  */

@@ -3,7 +3,7 @@
  * which run as separate files so that their drains, each bound by its own CPU, run side by side.
  */
 import * as assert from "node:assert/strict";
-import { RateGateRegistry, SvcClient, requestAllowance, type WindowDrainProgress } from "../../client";
+import { DrainClient, RateGateRegistry, requestAllowance, type WindowDrainProgress } from "../../drain";
 import { startEmulator, type RunningEmulator } from "../../emulator";
 import { DISTRIBUTIONS } from "../../bench/lib/windowSim";
 
@@ -72,7 +72,7 @@ export function allowanceBench(): AllowanceBench {
       );
     },
     async drain(opts = {}) {
-      const c = new SvcClient({ baseUrl: emulator.url, token: CREDS.token, requestTimeoutMs: 5_000 });
+      const c = new DrainClient({ baseUrl: emulator.url, token: CREDS.token, requestTimeoutMs: 5_000 });
       try {
         return await c.drainWindows({}, undefined, {
           concurrency: 16,

@@ -4,7 +4,8 @@
  * to the emulator's ledger.
  */
 import * as assert from "node:assert/strict";
-import { SvcClient, SvcError, type RetryEvent } from "../../client";
+import { SvcError, type RetryEvent, type SvcClientOptions } from "../../client";
+import { DrainClient } from "../../drain";
 import { startEmulator, type RunningEmulator } from "../../emulator";
 
 const CREDS = {
@@ -18,9 +19,9 @@ describe("integration: client ↔ emulator over loopback", function () {
   let emulator: RunningEmulator;
   let retries: RetryEvent[];
 
-  function client(extra: Partial<ConstructorParameters<typeof SvcClient>[0]> = {}): SvcClient {
+  function client(extra: Partial<SvcClientOptions> = {}): DrainClient {
     retries = [];
-    return new SvcClient({
+    return new DrainClient({
       baseUrl: emulator.url,
       accountApiUrl: emulator.url,
       ...CREDS,

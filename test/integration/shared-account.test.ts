@@ -6,7 +6,7 @@
 import * as assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import * as path from "node:path";
-import { DrainError, RateGate, SvcClient, type WindowDrainProgress } from "../../client";
+import { DrainClient, DrainError, RateGate, type WindowDrainProgress } from "../../drain";
 import { startEmulator, type RunningEmulator } from "../../emulator";
 import { DAY, DISTRIBUTIONS } from "../../bench/lib/windowSim";
 
@@ -18,8 +18,8 @@ describe("integration: a drain that shares the account", function () {
   this.timeout(240_000);
   let emulator: RunningEmulator;
 
-  function client(): SvcClient {
-    return new SvcClient({
+  function client(): DrainClient {
+    return new DrainClient({
       baseUrl: emulator.url,
       ...CREDS,
       retry: { maxRetries: 10, baseDelayMs: 5, maxDelayMs: 1_100, maxTotalDelayMs: 60_000 },

@@ -6,12 +6,12 @@
  */
 import * as assert from "node:assert/strict";
 import {
+  DrainClient,
   DrainError,
   RateGateRegistry,
-  SvcClient,
   requestAllowance,
   type WindowDrainProgress,
-} from "../../client";
+} from "../../drain";
 import { startEmulator, type RunningEmulator } from "../../emulator";
 import { DAY, DISTRIBUTIONS } from "../../bench/lib/windowSim";
 
@@ -33,8 +33,8 @@ describe("integration: windowed drain ↔ emulator over loopback", function () {
   let emulator: RunningEmulator;
   let registry: RateGateRegistry;
 
-  function client(): SvcClient {
-    return new SvcClient({
+  function client(): DrainClient {
+    return new DrainClient({
       baseUrl: emulator.url,
       accountApiUrl: emulator.url,
       ...CREDS,

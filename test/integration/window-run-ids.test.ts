@@ -8,14 +8,14 @@
  */
 import * as assert from "node:assert/strict";
 import {
+  DrainClient,
   DrainError,
   RateGateRegistry,
-  SvcClient,
   requestAllowance,
   type RateGate,
   type UnpacedWindowDrainOptions,
   type WindowDrainProgress,
-} from "../../client";
+} from "../../drain";
 import { startEmulator, type RunningEmulator, type RunIdShape } from "../../emulator";
 import { DISTRIBUTIONS } from "../../bench/lib/windowSim";
 
@@ -138,7 +138,7 @@ async function drain(
   gate: RateGate,
   more: Pick<UnpacedWindowDrainOptions, "signal" | "onPage" | "state"> = {},
 ): Promise<WindowDrainProgress> {
-  const c = new SvcClient({
+  const c = new DrainClient({
     baseUrl: emulator.url,
     token: CREDS.token,
     retry: { maxRetries: 10, baseDelayMs: 5, maxDelayMs: 1_100, maxTotalDelayMs: 60_000 },

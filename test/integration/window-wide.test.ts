@@ -7,15 +7,15 @@
  */
 import * as assert from "node:assert/strict";
 import {
+  DrainClient,
   DrainError,
   MAX_SAVED_WINDOWS,
   RateGateRegistry,
-  SvcClient,
   requestAllowance,
   type RateGate,
   type UnpacedWindowDrainOptions,
   type WindowDrainProgress,
-} from "../../client";
+} from "../../drain";
 import { startEmulator, type RunningEmulator } from "../../emulator";
 import { DISTRIBUTIONS } from "../../bench/lib/windowSim";
 
@@ -108,7 +108,7 @@ async function drain(
   gate: RateGate,
   more: Pick<UnpacedWindowDrainOptions, "signal" | "onPage" | "state"> = {},
 ): Promise<WindowDrainProgress> {
-  const c = new SvcClient({ baseUrl: emulator.url, token: CREDS.token, requestTimeoutMs: 10_000 });
+  const c = new DrainClient({ baseUrl: emulator.url, token: CREDS.token, requestTimeoutMs: 10_000 });
   try {
     return await c.drainWindows({}, undefined, { keepRuns: false, gate, ...more });
   } finally {

@@ -19,6 +19,7 @@ import { strict as assert } from "node:assert";
 import type { IncomingMessage } from "node:http";
 import { SvcClient, SvcError, overrideHeaders, resumeQuery } from "../../client";
 import type { DlqSelection, FlowControlOverride } from "../../client";
+import { DrainClient } from "../../drain";
 import { workflowArgProblems } from "../../core/resources/workflow";
 import { MIN_PLAUSIBLE_MS } from "../../provider/dlqRecovery/inputs";
 import { startEmulator, type LoggedRequest, type RunningEmulator } from "../../emulator";
@@ -393,7 +394,7 @@ describe("the wire contract: an accepted value reaches the emulator unchanged", 
     const list = ids(120).map((id) => `long-${id}`);
     emu.addEntries(list.map((dlqId) => ({ dlqId })));
     const before = emu.state.log.total;
-    const result = await client.resumeByIds(list);
+    const result = await new DrainClient(client).resumeByIds(list);
     assert.equal(result.resumedCount, list.length);
     const logged = emu.state.log.since(before);
     const batches = logged.map((r) => ([] as string[]).concat(r.query.dlqIds ?? []));

@@ -1,11 +1,12 @@
 /**
- * Shared fixtures for the client unit tests: a MockAgent with net connect disabled, a client
- * wired to it with deterministic randomness and a recorded (instant) sleep, and a fake DLQ
- * that pages like the service.
+ * Shared fixtures for the client and drain unit tests: a MockAgent with net connect disabled, a
+ * client wired to it with deterministic randomness and a recorded (instant) sleep, the drains on
+ * that client, and a fake DLQ that pages like the service.
  */
 import { MockAgent, type Interceptable } from "undici";
 import { SvcClient } from "../../../client";
 import type { AccountRecord, RetryEvent, SvcClientOptions } from "../../../client";
+import { DrainClient } from "../../../drain";
 
 export const ORIGIN = "http://127.0.0.1:4000";
 export const RESUME_PATH = "/v2/workflows/dlq/resume";
@@ -52,6 +53,8 @@ export interface Harness {
   agent: MockAgent;
   pool: Interceptable;
   client: SvcClient;
+  /** The drains, sending through {@link client}. */
+  drains: DrainClient;
   sleeps: number[];
   retries: RetryEvent[];
   clock: { now: number };
@@ -86,6 +89,7 @@ export function harness(options: Partial<SvcClientOptions> = {}, origin = ORIGIN
     agent,
     pool,
     client,
+    drains: new DrainClient(client),
     sleeps,
     retries,
     clock,

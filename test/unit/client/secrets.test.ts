@@ -92,7 +92,7 @@ describe("client: credentials never appear in errors", () => {
       .intercept({ path: resumePath, method: "POST" })
       .reply(500, { error: `internal: ${TOKEN}` })
       .times(6);
-    assertNoSecrets(await rejection(h.client.drain({})), h.retries);
+    assertNoSecrets(await rejection(h.drains.drain({})), h.retries);
   });
 
   it("when the transport is refused as insecure", async () => {

@@ -113,8 +113,8 @@ describe("client/SvcClient: transport security", () => {
     for (const p of [
       h.client.resumeDlq({}),
       h.client.getAccount(),
-      h.client.drain({}),
-      h.client.resumeByIds(["a"]),
+      h.drains.drain({}),
+      h.drains.resumeByIds(["a"]),
     ]) {
       const e = await rejection(p);
       assert.ok(e instanceof SvcError);

@@ -5,7 +5,7 @@
  * refused with the field and the value.
  */
 import { strict as assert } from "node:assert";
-import type { WindowDrainState } from "../../../client";
+import type { WindowDrainState } from "../../../drain";
 import {
   STORED_WINDOW_STATE_VERSION,
   fromStoredWindowState,

@@ -1,5 +1,6 @@
 import { strict as assert } from "node:assert";
-import { DrainError, RateGate, SvcError } from "../../../client";
+import { SvcError } from "../../../client";
+import { DrainError, RateGate } from "../../../drain";
 import { BurstShare, shareMargin } from "../../../drain/burstShare";
 import { waitInWords } from "../../../client/errors";
 import { ACCOUNT_PATH, T0, harness, json, rejection, resumePath, type Harness } from "../client/helpers";
@@ -114,7 +115,7 @@ describe("client: the account's daily limit", () => {
       })
       .persist();
     const e = await rejection(
-      h.client.drainWindows({}, undefined, { concurrency: 8, gate, horizonMs: 3 * DAY }),
+      h.drains.drainWindows({}, undefined, { concurrency: 8, gate, horizonMs: 3 * DAY }),
     );
     assert.ok(e instanceof DrainError);
     assert.equal(e.code, "SVC_DAILY_LIMIT");
@@ -193,7 +194,7 @@ describe("client/rateGate: a spent day", () => {
     h.pool
       .intercept({ path: resumePath, method: "POST" })
       .reply(200, { cursor: "", workflowRuns: [] }, { headers: { "content-type": "application/json" } });
-    await h.client.resumeByIds(["dlq_a"], undefined, { gate });
+    await h.drains.resumeByIds(["dlq_a"], undefined, { gate });
     await h.close();
     assert.deepEqual([gate.stats().released, gate.stats().unanswered, gate.stats().responses], [2, 1, 1]);
   });

@@ -1,6 +1,7 @@
 import { strict as assert } from "node:assert";
 import { errors } from "undici";
-import { DrainError, SvcError, type DrainPageEvent } from "../../../client";
+import { SvcError } from "../../../client";
+import { DrainError, type DrainPageEvent } from "../../../drain";
 import {
   harness,
   json,
@@ -36,7 +37,7 @@ describe("client/DrainClient.drain", () => {
     it(`resumes ${n} entries in ${requests} request(s), passing the cursor back`, async () => {
       const dlq = pagingDlq(h.pool, n);
       const pages: DrainPageEvent[] = [];
-      const result = await h.client.drain(
+      const result = await h.drains.drain(
         { fromDate: 0 },
         { retries: 1 },
         { onPage: (p) => void pages.push(p) },
@@ -69,7 +70,7 @@ describe("client/DrainClient.drain", () => {
   it("keeps exact counts but no run list with keepRuns: false", async () => {
     pagingDlq(h.pool, 237);
     const seenRuns: string[] = [];
-    const result = await h.client.drain(
+    const result = await h.drains.drain(
       { fromDate: 0 },
       {},
       {
@@ -89,7 +90,7 @@ describe("client/DrainClient.drain", () => {
       reqs.push(seen(o));
       return json(200, { cursor: "", workflowRuns: runs(0, 2) });
     });
-    const result = await h.client.drain({}, undefined, { startCursor: "c100" });
+    const result = await h.drains.drain({}, undefined, { startCursor: "c100" });
     assert.equal(reqs[0].query.get("cursor"), "c100");
     assert.equal(result.resumedCount, 2);
   });
@@ -97,7 +98,7 @@ describe("client/DrainClient.drain", () => {
   it("awaits onPage before the next request", async () => {
     pagingDlq(h.pool, 120);
     const order: string[] = [];
-    await h.client.drain({}, undefined, {
+    await h.drains.drain({}, undefined, {
       onPage: async (p) => {
         order.push(`page ${p.requestCount} start`);
         await new Promise((r) => setImmediate(r));
@@ -119,7 +120,7 @@ describe("client/DrainClient.drain", () => {
       .intercept({ path: resumePath, method: "POST" })
       .reply(200, { cursor: "same-cursor", workflowRuns: [run(1)] })
       .persist();
-    const e = drainError(await rejection(h.client.drain({})));
+    const e = drainError(await rejection(h.drains.drain({})));
     assert.equal(e.code, "SVC_CURSOR_LOOP");
     assert.match(e.message, /cursor \(length 11\) that was already used/);
     assert.ok(!e.message.includes("same-cursor"));
@@ -132,7 +133,7 @@ describe("client/DrainClient.drain", () => {
       .intercept({ path: resumePath, method: "POST" })
       .reply(200, { cursor: "c5", workflowRuns: [] })
       .persist();
-    const e = drainError(await rejection(h.client.drain({}, undefined, { startCursor: "c5" })));
+    const e = drainError(await rejection(h.drains.drain({}, undefined, { startCursor: "c5" })));
     assert.equal(e.code, "SVC_CURSOR_LOOP");
     assert.equal(e.partial.requestCount, 1);
   });
@@ -143,7 +144,7 @@ describe("client/DrainClient.drain", () => {
       .intercept({ path: resumePath, method: "POST" })
       .reply(() => json(200, { cursor: `new-${++i}`, workflowRuns: [] }))
       .persist();
-    const e = drainError(await rejection(h.client.drain({})));
+    const e = drainError(await rejection(h.drains.drain({})));
     assert.equal(e.code, "SVC_CURSOR_LOOP");
     assert.match(e.message, /3 pages in a row returned a cursor/);
     assert.equal(e.partial.requestCount, 3);
@@ -151,7 +152,7 @@ describe("client/DrainClient.drain", () => {
 
   it("stops after maxRequests with SVC_CURSOR_LOOP and the progress", async () => {
     pagingDlq(h.pool, 1000);
-    const e = drainError(await rejection(h.client.drain({}, undefined, { maxRequests: 3 })));
+    const e = drainError(await rejection(h.drains.drain({}, undefined, { maxRequests: 3 })));
     assert.equal(e.code, "SVC_CURSOR_LOOP");
     assert.match(e.message, /did not finish within maxRequests=3/);
     assert.equal(e.partial.requestCount, 3);
@@ -164,7 +165,7 @@ describe("client/DrainClient.drain", () => {
     intercept().reply(200, { cursor: "c50", workflowRuns: runs(0, 50) });
     intercept().reply(200, { cursor: "c100", workflowRuns: runs(50, 50) });
     intercept().reply(400, { error: "cursor expired" });
-    const e = drainError(await rejection(h.client.drain({})));
+    const e = drainError(await rejection(h.drains.drain({})));
     assert.equal(e.code, "SVC_BAD_REQUEST");
     assert.equal(e.status, 400);
     assert.equal(e.serviceMessage, "cursor expired");
@@ -186,7 +187,7 @@ describe("client/DrainClient.drain", () => {
     const intercept = () => h.pool.intercept({ path: resumePath, method: "POST" });
     intercept().reply(200, { cursor: "c50", workflowRuns: runs(0, 50) });
     intercept().reply(500, { error: "boom" }).times(6);
-    const e = drainError(await rejection(h.client.drain({})));
+    const e = drainError(await rejection(h.drains.drain({})));
     assert.equal(e.code, "SVC_SERVER_ERROR");
     assert.equal(e.partial.ambiguousRequests, 1);
     assert.equal(e.partial.cursor, "c50");
@@ -198,7 +199,7 @@ describe("client/DrainClient.drain", () => {
     const boom = new Error("checkpoint store is down");
     const e = drainError(
       await rejection(
-        h.client.drain({}, undefined, {
+        h.drains.drain({}, undefined, {
           onPage: (p) => {
             if (p.requestCount === 2) throw boom;
           },
@@ -218,7 +219,7 @@ describe("client/DrainClient.drain", () => {
     intercept().reply(200, { cursor: "c100", workflowRuns: runs(50, 50) });
     intercept().reply(429, {});
     intercept().reply(200, { cursor: "", workflowRuns: runs(100, 10) });
-    const result = await h.client.drain({});
+    const result = await h.drains.drain({});
     assert.equal(result.requestCount, 3);
     assert.equal(result.resumedCount, 110);
     assert.equal(result.ambiguousRequests, 1);
@@ -233,7 +234,7 @@ describe("client/DrainClient.drain", () => {
     const ac = new AbortController();
     const e = drainError(
       await rejection(
-        h.client.drain({}, undefined, {
+        h.drains.drain({}, undefined, {
           signal: ac.signal,
           onPage: (p) => {
             if (p.requestCount === 2) ac.abort();
@@ -253,7 +254,7 @@ describe("client/DrainClient.drain", () => {
       .intercept({ path: resumePath, method: "POST" })
       .reply(200, { cursor: "c1", workflowRuns: [run(0)] });
     h2.pool.intercept({ path: resumePath, method: "POST" }).reply(503, "busy").persist();
-    const e = drainError(await rejection(h2.client.drain({}, undefined, { signal: ac.signal })));
+    const e = drainError(await rejection(h2.drains.drain({}, undefined, { signal: ac.signal })));
     assert.equal(e.code, "SVC_ABORTED");
     assert.equal(e.partial.resumedCount, 1);
     assert.equal(e.partial.ambiguousRequests, 1);
@@ -262,10 +263,10 @@ describe("client/DrainClient.drain", () => {
   });
 
   it("validates arguments before sending (plain SvcError)", async () => {
-    const e = await rejection(h.client.drain({ dlqIds: [] }));
+    const e = await rejection(h.drains.drain({ dlqIds: [] }));
     assert.ok(e instanceof SvcError && !(e instanceof DrainError));
     assert.equal(e.code, "SVC_INVALID_ARGUMENT");
-    const e2 = await rejection(h.client.drain({}, undefined, { maxRequests: 0 }));
+    const e2 = await rejection(h.drains.drain({}, undefined, { maxRequests: 0 }));
     assert.ok(e2 instanceof SvcError);
     assert.equal(e2.code, "SVC_INVALID_ARGUMENT");
   });

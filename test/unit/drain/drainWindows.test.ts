@@ -1,5 +1,6 @@
 import { strict as assert } from "node:assert";
-import { DrainError, RateGate, SvcError, accountRateGates, type AccountGate } from "../../../client";
+import { SvcError } from "../../../client";
+import { DrainError, RateGate, accountRateGates, type AccountGate } from "../../../drain";
 import type { DrainWindow } from "../../../drain/types";
 import {
   harness,
@@ -57,7 +58,7 @@ describe("client/DrainClient.drainWindows", () => {
   it("with concurrency 1 sends exactly what drain sends", async () => {
     const times = DISTRIBUTIONS.uniform3d(237);
     const a = serve(h, new FakeDlq(times));
-    const res = await h.client.drainWindows(
+    const res = await h.drains.drainWindows(
       { fromDate: 0, workflowUrl: "u" },
       { retries: 1 },
       { concurrency: 1, gate },
@@ -65,7 +66,7 @@ describe("client/DrainClient.drainWindows", () => {
     await h.close();
     h = harness();
     const b = serve(h, new FakeDlq(times));
-    const ref = await h.client.drain({ fromDate: 0, workflowUrl: "u" }, { retries: 1 });
+    const ref = await h.drains.drain({ fromDate: 0, workflowUrl: "u" }, { retries: 1 });
     assert.equal(res.requestCount, 5);
     assert.equal(ref.requestCount, 5);
     assert.deepEqual(
@@ -79,7 +80,7 @@ describe("client/DrainClient.drainWindows", () => {
     const n = 3_000;
     const dlq = new FakeDlq(DISTRIBUTIONS.bursts3(n));
     const reqs = serve(h, dlq);
-    const res = await h.client.drainWindows(
+    const res = await h.drains.drainWindows(
       { workflowUrl: "u" },
       { flowControl: { key: "k", parallelism: 2 } },
       { concurrency: 8, gate, horizonMs: 3 * DAY },
@@ -113,7 +114,7 @@ describe("client/DrainClient.drainWindows", () => {
       }
       return undefined;
     });
-    const res = await h.client.drainWindows({}, undefined, { concurrency: 4, gate, horizonMs: 3 * DAY });
+    const res = await h.drains.drainWindows({}, undefined, { concurrency: 4, gate, horizonMs: 3 * DAY });
     assert.equal(dlq.remaining, 0);
     assert.equal(dlq.duplicates, 0);
     assert.equal(res.resumedCount, 500);
@@ -145,7 +146,7 @@ describe("client/DrainClient.drainWindows", () => {
     };
     const reqs = serve(h, new FakeDlq(DISTRIBUTIONS.uniform3d(400)));
     const res = await clock.run(
-      h.client.drainWindows({}, undefined, {
+      h.drains.drainWindows({}, undefined, {
         concurrency: 4,
         gate: recording,
         maxRequestsPerSecond: 2,
@@ -163,7 +164,7 @@ describe("client/DrainClient.drainWindows", () => {
     let refuse = true;
     serve(h, dlq, (_r, i) => (refuse && i === 12 ? json(401, { error: "bad token" }) : undefined));
     const e = await rejection(
-      h.client.drainWindows({}, undefined, { concurrency: 6, gate, horizonMs: 3 * DAY }),
+      h.drains.drainWindows({}, undefined, { concurrency: 6, gate, horizonMs: 3 * DAY }),
     );
     assert.ok(e instanceof DrainError, String(e));
     assert.equal(e.code, "SVC_UNAUTHORIZED");
@@ -171,7 +172,7 @@ describe("client/DrainClient.drainWindows", () => {
     assert.ok(state.windows.length > 1);
     assert.ok(!JSON.stringify(e).includes("SUPERSECRET"), "no credential in the error");
     refuse = false;
-    const rest = await h.client.drainWindows({}, undefined, {
+    const rest = await h.drains.drainWindows({}, undefined, {
       concurrency: 6,
       gate,
       state,
@@ -193,16 +194,16 @@ describe("client/DrainClient.drainWindows", () => {
       waiting: 0,
       ratePerSecond: undefined,
     };
-    const res = await h.client.drainWindows({}, undefined, { concurrency: 2, gate: throwing });
+    const res = await h.drains.drainWindows({}, undefined, { concurrency: 2, gate: throwing });
     assert.equal(res.resumedCount, 120);
     assert.equal(dlq.remaining, 0);
   });
 
   it("refuses a bad selection before sending, and shares the account's gate by default", async () => {
-    const e = await rejection(h.client.drainWindows({ fromDate: -1 }));
+    const e = await rejection(h.drains.drainWindows({ fromDate: -1 }));
     assert.ok(e instanceof SvcError && e.code === "SVC_INVALID_ARGUMENT");
     const reqs = serve(h, new FakeDlq(DISTRIBUTIONS.uniform3d(60)));
-    const res = await h.client.drainWindows({}, undefined, { accountLimit: 1000 });
+    const res = await h.drains.drainWindows({}, undefined, { accountLimit: 1000 });
     assert.equal(reqs.length, res.requestCount);
     const shared = accountRateGates.forAccount("http://127.0.0.1:4000", "tok_SUPERSECRET_8f3a91c2d4");
     assert.equal(

@@ -1,12 +1,6 @@
 import { strict as assert } from "node:assert";
-import {
-  CAUTIOUS_START_RATE,
-  RateGate,
-  RateGateRegistry,
-  SvcError,
-  accountKey,
-  parseRateLimitHeaders,
-} from "../../../client";
+import { SvcError, parseRateLimitHeaders } from "../../../client";
+import { CAUTIOUS_START_RATE, RateGate, RateGateRegistry, accountKey } from "../../../drain";
 import { capped } from "../../../drain/rateGate";
 import { serverWaitHint } from "../../../client/retry";
 import { VirtualClock } from "../../../bench/lib/windowSim";

@@ -1,6 +1,7 @@
 import { strict as assert } from "node:assert";
 import { errors } from "undici";
-import { DrainError, SvcError, type ResumeBatchEvent } from "../../../client";
+import { SvcError } from "../../../client";
+import { DrainError, type ResumeBatchEvent } from "../../../drain";
 import { spacingGate } from "../../../client/requestSpacing";
 import { harness, json, rejection, resumePath, seen, type Harness } from "../client/helpers";
 
@@ -68,7 +69,7 @@ describe("client/DrainClient.resumeByIds", () => {
     });
     const input = [...ids(137), "dlq_5", "dlq_6"];
     const events: ResumeBatchEvent[] = [];
-    const result = await h.client.resumeByIds(input, { retries: 2 }, { onPage: (e) => void events.push(e) });
+    const result = await h.drains.resumeByIds(input, { retries: 2 }, { onPage: (e) => void events.push(e) });
     assert.deepEqual(
       batches.map((b) => b.length).sort((a, b) => b - a),
       [50, 50, 37],
@@ -87,7 +88,7 @@ describe("client/DrainClient.resumeByIds", () => {
 
   it("sends no request for an empty list", async () => {
     h = harness();
-    const result = await h.client.resumeByIds([]);
+    const result = await h.drains.resumeByIds([]);
     assert.deepEqual(result, { runs: [], requestCount: 0, resumedCount: 0, ambiguousRequests: 0 });
   });
 
@@ -107,7 +108,7 @@ describe("client/DrainClient.resumeByIds", () => {
         for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
         inFlight--;
       });
-      const result = await h.client.resumeByIds(
+      const result = await h.drains.resumeByIds(
         ids(500),
         undefined,
         concurrency === undefined ? {} : { concurrency },
@@ -122,7 +123,7 @@ describe("client/DrainClient.resumeByIds", () => {
     h = harness({ now: vc.now, sleep: vc.sleep });
     const starts: number[] = [];
     echoRuns(h, () => void starts.push(vc.state.now));
-    const result = await h.client.resumeByIds(ids(400), undefined, {
+    const result = await h.drains.resumeByIds(ids(400), undefined, {
       concurrency: 4,
       maxRequestsPerSecond: 4,
     });
@@ -150,7 +151,7 @@ describe("client/DrainClient.resumeByIds", () => {
         });
       })
       .persist();
-    const result = await h.client.resumeByIds(ids(100), undefined, {
+    const result = await h.drains.resumeByIds(ids(100), undefined, {
       concurrency: 1,
       maxRequestsPerSecond: 2,
     });
@@ -167,7 +168,7 @@ describe("client/DrainClient.resumeByIds", () => {
       .intercept({ path: resumePath, method: "POST" })
       .reply(404, { error: "Some DLQ messages were not found" })
       .times(3);
-    const result = await h.client.resumeByIds(ids(3), undefined, { concurrency: 1 });
+    const result = await h.drains.resumeByIds(ids(3), undefined, { concurrency: 1 });
     assert.deepEqual(result, {
       runs: [],
       requestCount: 3,
@@ -184,7 +185,7 @@ describe("client/DrainClient.resumeByIds", () => {
       .replyWithError(new errors.SocketError("other side closed"));
     const known = new Set(ids(3));
     const sent = dlqService(known);
-    const result = await h.client.resumeByIds([...ids(3), "dlq_typo"], undefined, { concurrency: 1 });
+    const result = await h.drains.resumeByIds([...ids(3), "dlq_typo"], undefined, { concurrency: 1 });
     assert.deepEqual(
       sent.map((b) => b.length),
       [4, 2, 2, 1, 1],
@@ -211,7 +212,7 @@ describe("client/DrainClient.resumeByIds", () => {
         });
       })
       .persist();
-    const e = await rejection(h.client.resumeByIds(ids(300), undefined, { concurrency: 1 }));
+    const e = await rejection(h.drains.resumeByIds(ids(300), undefined, { concurrency: 1 }));
     assert.ok(e instanceof DrainError);
     assert.equal(e.code, "SVC_UNAUTHORIZED");
     assert.equal(e.partial.requestCount, 2);
@@ -235,7 +236,7 @@ describe("client/DrainClient.resumeByIds", () => {
         });
       })
       .persist();
-    const e = await rejection(h.client.resumeByIds(ids(500), undefined, { concurrency: 3 }));
+    const e = await rejection(h.drains.resumeByIds(ids(500), undefined, { concurrency: 3 }));
     assert.ok(e instanceof DrainError);
     assert.equal(e.code, "SVC_BAD_REQUEST");
     assert.equal(e.partial.runs.length, 100, "batches 1 and 2 were in flight and completed");
@@ -273,7 +274,7 @@ describe("client/DrainClient.resumeByIds", () => {
     const typos = ["dlq_7x", "dlq_99x"];
     const list = [...all.slice(0, 60), typos[0], ...all.slice(60), typos[1]];
     const sent = dlqService(new Set(all));
-    const result = await h.client.resumeByIds(list, undefined, { concurrency: 2 });
+    const result = await h.drains.resumeByIds(list, undefined, { concurrency: 2 });
     assert.equal(result.resumedCount, 120);
     assert.deepEqual(result.runs.map((r) => r.workflowRunId).sort(), all.map((id) => `r-${id}`).sort());
     assert.deepEqual([...(result.notFoundDlqIds ?? [])].sort(), [...typos].sort());
@@ -289,7 +290,7 @@ describe("client/DrainClient.resumeByIds", () => {
     const all = ids(100);
     const sent = dlqService(new Set(all), "200");
     const list = [...all.slice(0, 49), "dlq_typo", ...all.slice(49)];
-    const result = await h.client.resumeByIds(list, undefined, { concurrency: 1 });
+    const result = await h.drains.resumeByIds(list, undefined, { concurrency: 1 });
     assert.equal(sent.length, 3, "no batch is resent");
     assert.equal(result.resumedCount, 100);
     assert.equal(result.notFoundDlqIds, undefined);
@@ -303,7 +304,7 @@ describe("client/DrainClient.resumeByIds", () => {
     const list = [...all.slice(0, 48), "u1", "u2", ...all.slice(48, 97), "u3", ...all.slice(97, 146), "u4"];
     list.push(...all.slice(146));
     const sent = dlqService(new Set(all));
-    const e = await rejection(h.client.resumeByIds(list, undefined, { concurrency: 1, maxNotFound: 2 }));
+    const e = await rejection(h.drains.resumeByIds(list, undefined, { concurrency: 1, maxNotFound: 2 }));
     assert.ok(e instanceof DrainError);
     assert.equal(e.code, "SVC_NOT_FOUND");
     assert.deepEqual(e.partial.notFoundDlqIds, ["u1", "u2"]);
@@ -325,7 +326,7 @@ describe("client/DrainClient.resumeByIds", () => {
         return json(404, { error: "no such endpoint" });
       })
       .persist();
-    const e = await rejection(h.client.resumeByIds(ids(120), undefined, { concurrency: 1 }));
+    const e = await rejection(h.drains.resumeByIds(ids(120), undefined, { concurrency: 1 }));
     assert.ok(e instanceof DrainError);
     assert.equal(e.code, "SVC_NOT_FOUND");
     assert.equal(n, 1, "one request, no narrowing");
@@ -335,22 +336,22 @@ describe("client/DrainClient.resumeByIds", () => {
   it("maxRuns: starts no batch past the cap and returns the IDs not sent", async () => {
     h = harness();
     const batches = echoRuns(h);
-    const result = await h.client.resumeByIds(ids(300), undefined, { concurrency: 4, maxRuns: 120 });
+    const result = await h.drains.resumeByIds(ids(300), undefined, { concurrency: 4, maxRuns: 120 });
     assert.equal(batches.length, 3, "120 runs: three batches of 50 (whole requests)");
     assert.equal(result.resumedCount, 150);
     assert.equal(result.stoppedAtMaxRuns, true);
     assert.deepEqual(result.remainingDlqIds, ids(300).slice(150));
-    const all = await h.client.resumeByIds(ids(100), undefined, { maxRuns: 100 });
+    const all = await h.drains.resumeByIds(ids(100), undefined, { maxRuns: 100 });
     assert.equal(all.stoppedAtMaxRuns, undefined, "a cap that the list does not reach stops nothing");
   });
 
   it("refuses invalid options and IDs before sending", async () => {
     h = harness();
     for (const p of [
-      h.client.resumeByIds(["a", ""]),
-      h.client.resumeByIds(["a"], undefined, { concurrency: 0 }),
-      h.client.resumeByIds(["a"], undefined, { maxRequestsPerSecond: 0 }),
-      h.client.resumeByIds(["a"], { retries: -1 }),
+      h.drains.resumeByIds(["a", ""]),
+      h.drains.resumeByIds(["a"], undefined, { concurrency: 0 }),
+      h.drains.resumeByIds(["a"], undefined, { maxRequestsPerSecond: 0 }),
+      h.drains.resumeByIds(["a"], { retries: -1 }),
     ]) {
       const e = await rejection(p);
       assert.ok(e instanceof SvcError);
