@@ -323,4 +323,4 @@ def get_plugin_download_url():
 	return None
 
 def get_version():
-    return "0.3.0"
+    return "0.4.0"
