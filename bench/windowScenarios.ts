@@ -1,6 +1,6 @@
 /**
  * The failure-time scenarios of bench 9 (`bench/windows.ts`) and its simulator
- * (`bench/windowsSim.ts`), as issue 27 names them: what users run. Each scenario is a list of
+ * (`bench/windowsSim.ts`): the failure-time distributions users run. Each scenario is a list of
  * partial DLQ entries (failure time, workflow URL) relative to the time the drain starts, the
  * selection each drain gets (no `fromDate` unless the scenario gives an outage window), and the
  * account settings a drain runs with (the horizon where windows split, the daily limit).
@@ -58,8 +58,8 @@ export function accountOf(h: Horizon): { horizonMs?: number; dailyLimit?: number
 }
 
 /**
- * Shares of the rate bound ceil(N/50)/100 s each scenario must reach (issues 27 and 42), by N; 0 where
- * the issue sets none. Free-plan rows are reported, not targeted.
+ * Shares of the rate bound ceil(N/50)/100 s each scenario must reach (docs/benchmarks.md, section 9),
+ * by N; 0 where none is set. Free-plan rows are reported, not targeted.
  */
 export function targetOf(s: Scenario, n: number, h: Horizon): number {
   if (h === "free") return 0;

@@ -1,5 +1,5 @@
 /**
- * 9. Windowed drain at the account's rate limit (issues 14, 19 and 27): `DrainClient.drainWindows`
+ * 9. Windowed drain at the account's rate limit: `DrainClient.drainWindows`
  * against the emulator with 50 ms of latency and 100 requests per second enforced, on what users
  * run (`bench/windowScenarios.ts`): failures evenly over the last 3 days, all within the last
  * hour, a 30-minute outage given by `fromDate`/`toDate`, a one-second outage 2 hours ago, three
@@ -66,7 +66,7 @@ const NET = { rate: LIMIT, rttMs: LATENCY_MS };
 const RATE_ROWS = LIMIT !== 100 || LATENCY_MS !== 50;
 /** Trials of the simulator per row (`bench/windowsSim.ts`), the median compared. */
 const SIM_TRIALS = 5;
-/** How far the simulator's median may be from the real one (issue 27). */
+/** How far the simulator's median may be from the real one (a share of the bound); a row further off is flagged. */
 const SIM_AGREES = 0.05;
 
 /** The rate bound of a drain of `n` entries: ceil(n/50) requests at {@link LIMIT} a second, ms. */

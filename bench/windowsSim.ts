@@ -3,7 +3,7 @@
  * `drainWindows` runner and planner and the real {@link RateGate}, against the tests' in-memory
  * DLQ (`FakeDlq`) with 50 ms of latency per request and 100 requests per one-second window
  * (unix seconds) enforced as the emulator enforces it (counted when a request arrives, with
- * `Burst-RateLimit-*` on every answer and 429 past the limit). The scenarios of issue 27
+ * `Burst-RateLimit-*` on every answer and 429 past the limit). The scenarios of bench 9
  * (`bench/windowScenarios.ts`) with each account setting: no account settings (90-day horizon,
  * the gate learns the rate from the headers), payg (7-day retention) and free (3-day retention,
  * daily limit 1,000). Nothing sleeps on real time: a planner change is measured in seconds.

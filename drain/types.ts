@@ -158,8 +158,8 @@ export interface DrainWindow {
   to?: number;
   /**
    * The run-ID prefix of the window's entries (sent as `workflowRunId`); unset: the selection's.
-   * No planner rule sets it since issue 42 (its fan-out by hex digit paid on hex run IDs only);
-   * never saved.
+   * No planner rule sets it (a fan-out by run-ID hex digit pays on hex run IDs only); never
+   * saved.
    */
   runIdPrefix?: string;
 }

@@ -1,7 +1,7 @@
 /**
  * The run IDs the emulator (its seeding and entries added without one) and the benchmarks give
  * failed runs, in the shapes real accounts hold (`/work/shared/notes/service-behaviour.md`, "Data
- * shapes"; issue 42):
+ * shapes"):
  *
  * - `sdk` (the default): what the service's official workflow SDK makes, `wfr_` + a 21-character
  *   nanoid, each character drawn uniformly from the 64 characters `a-zA-Z0-9-_`;
@@ -11,7 +11,7 @@
  * - `mixed`: each run one of the two above, half each (one account may hold both);
  * - `numeric`: `wfr_` + ten decimal digits, a sequence number (an application's database IDs),
  *   rising with the trigger time like `app`'s;
- * - `hex`: `wfr_` + 16 hex digits, the emulator's IDs before issue 42.
+ * - `hex`: `wfr_` + 16 hex digits, the IDs the emulator of 0.3.0 and earlier seeds.
  *
  * Deterministic: the same shape, generator and trigger times give the same IDs.
  */

@@ -31,7 +31,7 @@ export const PRODUCT_FOLDERS = [
 
 /**
  * The tooling folders the check covers too: the code that builds, runs and measures the product
- * is held to the same rules (issue 30).
+ * is held to the same rules.
  */
 export const TOOLING_FOLDERS = ["toolchain", "scripts", "bench"] as const;
 

@@ -1,5 +1,5 @@
 /**
- * The simulator's ceiling (issue 42): an oracle drain that knows where every entry is. It cuts the
+ * The simulator's ceiling: an oracle drain that knows where every entry is. It cuts the
  * selection into `windows` failure-time windows of equal whole pages (a window of exactly 50·k
  * entries ends on a full page with no cursor, so no request of the drain is not full, save where
  * entries of one millisecond straddle a cut) and follows each window's cursor, all at once,

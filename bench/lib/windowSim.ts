@@ -16,7 +16,7 @@ export const DAY = 86_400_000;
 /** Deterministic PRNG (the emulator's mulberry32), returning [0, 1). */
 export const prng = mulberry32;
 
-/** Failure-time distributions of the issue, `n` entries each, sorted, relative to `now`. */
+/** Failure-time distributions the tests drain, `n` entries each, sorted, relative to `now`. */
 export const DISTRIBUTIONS: Record<string, (n: number, seed?: number, now?: number) => number[]> = {
   /** Evenly over the 3 days before now. */
   uniform3d: (n, seed = 1, now = NOW) => sorted(n, seed, () => [now - 3 * DAY, 3 * DAY]),

@@ -1,5 +1,5 @@
 /**
- * Every Workflow is checked on the first preview (issue 41), end to end: the real Pulumi CLI runs
+ * Every Workflow is checked on the first preview, end to end: the real Pulumi CLI runs
  * `pulumi preview --policy-pack policies` (the built pack) on a new stack against two emulators
  * in this process over loopback.
  *

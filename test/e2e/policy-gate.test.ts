@@ -33,7 +33,7 @@ const PAYG = {
 const WRONG_PASSWORD = "pw-gate-WRONG-0e9d8c7b6a";
 const OPT_OUT = '{"account-limits-source": "advisory"}';
 
-/** The issue's workflow: far above the free plan's max_retries (999) and max_parallelism (2). */
+/** A greedy workflow: far above the free plan's max_retries (999) and max_parallelism (2). */
 const GREEDY_PROGRAM = `
 import { Workflow } from "pulumi-svc";
 new Workflow("orders", {

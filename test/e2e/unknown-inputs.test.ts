@@ -1,5 +1,5 @@
 /**
- * Inputs a resource does not take, with the real CLI (issue 41): a program whose arguments are
+ * Inputs a resource does not take, with the real CLI: a program whose arguments are
  * not type-checked (from stack config here) and whose DlqRecovery has `workflowURL` fails
  * `pulumi preview` naming it and `workflowUrl`, once and without a stack trace, and `pulumi up`
  * resumes nothing (the emulator's DLQ and ledger unchanged); the same for an Account's

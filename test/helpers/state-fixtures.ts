@@ -1,7 +1,7 @@
 /**
- * The state fixtures of `test/fixtures/state/` (stacks written by main before issue 21) and the
- * emulator they were written against: the unit test feeds them to the providers, the e2e test
- * imports them into a stack of the real CLI.
+ * The state fixtures of `test/fixtures/state/` (stacks written by 0.2) and the emulator they were
+ * written against: the unit test feeds them to the providers, the e2e test imports them into a
+ * stack of the real CLI.
  */
 import { strict as assert } from "node:assert";
 import * as crypto from "node:crypto";

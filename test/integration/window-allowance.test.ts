@@ -1,5 +1,5 @@
 /**
- * The request allowance of a windowed drain against the real emulator over loopback (issue 27):
+ * The request allowance of a windowed drain against the real emulator over loopback:
  * at most ceil(N/50) + 4 requests up to 500 entries and 1.10 × ceil(N/50) + 24 + min(⌈rate × round
  * trip⌉, ceil(N/50)) above (100 a second on payg, 500 on the paid plan), for every
  * failure-time distribution, with no `fromDate` over the default 90-day horizon (the drain does

@@ -1,5 +1,5 @@
 /**
- * The daily-limit cap of a windowed drain against the real emulator over loopback (issue 27): when
+ * The daily-limit cap of a windowed drain against the real emulator over loopback: when
  * the account's daily limit is known (given, or read from `RateLimit-Limit` by the gate), the
  * requests beyond ceil(N/50) never exceed 2 % of it. Every entry is resumed once. Counts, not timings.
  */
