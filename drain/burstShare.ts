@@ -73,8 +73,8 @@ export class BurstShare {
     // The service counted this request when it arrived; this process's requests still in flight
     // were mostly sent after that (answers come back in about the order they were sent), so they
     // are not in `remaining` yet and are not subtracted here: one answered out of order is counted
-    // as the others' (too many, the safe side). Subtracting them took about rate × round trip
-    // off the others' estimate, and the share went over by as much.
+    // as the others' (too many, the safe side). Subtracting them would take about rate × round
+    // trip off the others' estimate, and the share would go over by as much.
     const others = limit - remaining - w.own;
     if (others >= w.others) {
       w.others = others;

@@ -303,7 +303,7 @@ export class PulumiProject {
       this.pendingConfig.push([key, value]);
       return;
     }
-    // Pending plain values wait for the next run (a `config set-all` before each cost 0.17 s CPU).
+    // Pending plain values wait for the next run (a `config set-all` before each: a CLI run, 0.17 s CPU).
     await this.run(["config", "set", "--secret", key], { input: value });
   }
 
@@ -369,7 +369,7 @@ export class PulumiProject {
   /**
    * Removes the project folder, its backend and its Pulumi home with it. Nothing is destroyed
    * first: the stack's resources live only in this backend and in an emulator the test closes,
-   * and a `pulumi destroy` per project cost about a tenth of the e2e suite's CPU.
+   * and a `pulumi destroy` per project would cost about a tenth of the e2e suite's CPU.
    */
   async cleanup(): Promise<void> {
     fs.rmSync(this.dir, { recursive: true, force: true });

@@ -17,7 +17,7 @@ import * as path from "node:path";
 import { REPO_ROOT } from "../helpers/pulumi";
 import { unusedPort } from "../helpers/ports";
 
-/** The newest @pulumi/pulumi 3.x when this test was written. */
+/** A @pulumi/pulumi 3.x above package.json's `^3.259.0`, pinned: beside the tarball it stays the one copy. */
 const NEWEST_SDK = "3.270.0";
 /** The port the README's walkthrough uses; the test substitutes a free one. */
 const README_PORT = "18080";

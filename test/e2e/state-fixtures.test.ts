@@ -104,8 +104,8 @@ describe("e2e: a stack written by 0.2 (dynamic resources) upgrades to the svc pr
       .filter((x) => x.urn.includes("::svc:index:"))
       .map((x) => `${x.op} ${x.urn.slice(x.urn.lastIndexOf("::") + 2)}`)
       .sort();
-    // The cut-off drain continues; the two finished ones, written before `maxRecordedRuns`
-    // defaulted to 10, trim their stored runs and send nothing; the Account is the same.
+    // The cut-off drain continues; the two finished ones, written with `maxRecordedRuns`
+    // defaulting to 1,000, trim their stored runs and send nothing; the Account is the same.
     assert.deepEqual(ops, ["update by-filter", "update by-ids", "update cut-off"], "the Account is the same");
     assert.equal(res.stdout.match(/the next up trims it and sends nothing/g)?.length, 2, res.stdout);
     assert.match(res.stdout, /the last drain was cut off after 600 runs/);

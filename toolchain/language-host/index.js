@@ -47,7 +47,7 @@
 // Where it still differs, and why:
 //   - No resource-monitor proxy and no `--sync` pipes in Run: the program talks to the engine's
 //     monitor directly. The proxy only forwards calls; the pipes serve the deprecated
-//     synchronous invokes, which @pulumi/pulumi 3.259 no longer makes.
+//     synchronous invokes, which @pulumi/pulumi 3.259 does not make.
 //   - Not implemented (UNIMPLEMENTED): GenerateProgram, GenerateProject, GeneratePackage, Pack
 //     and Link (`pulumi convert`, `pulumi package gen-sdk/add`): they are the Go code generator.
 //     No debugger attach (`--attach-debugger`), no `-runtime bun`, no tracing spans of its own

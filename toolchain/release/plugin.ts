@@ -279,9 +279,9 @@ function seaBlob(writer: string, main: string, drainThread: string, codeCache: b
     output: path.basename(blob),
     disableExperimentalSEAWarning: true,
     // V8's code cache of the bundle, readable only on the platform that wrote it (here linux-x64):
-    // linux-x64 measured, handshake 0.08 to 0.11 s with it, 0.42 s without; RSS at rest 107 MB with
-    // it, 124 MB without (the source is compiled lazily from the cache). Off for the others, whose
-    // blob is then the same bytes whichever platform wrote it.
+    // the source is compiled lazily from it, so the handshake is faster and the RSS at rest lower
+    // (docs/release.md, docs/benchmarks.md section 7). Off for the others, whose blob is then the
+    // same bytes whichever platform wrote it.
     useSnapshot: false,
     useCodeCache: codeCache,
     assets: { [DRAIN_THREAD_ASSET]: path.relative(dir, drainThread) },
