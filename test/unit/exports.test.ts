@@ -5,10 +5,14 @@
  * `pulumi-svc/client` is the HTTP client alone: none of the drains, which are `pulumi-svc/drain`'s,
  * and `SvcClient` is one class, that client. A target is the built `dist/X.js` (types
  * `dist/X.d.ts`); the test loads the source `X.ts` it is built from, so that it needs no build.
+ * `pulumi-svc/providers/*` serves the modules a stack written by 0.2 names in its state: the
+ * module IDs are read from the 0.2 state fixture, and its cut-off drain continues through them.
  */
 import { strict as assert } from "node:assert";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import type { RunningEmulator } from "../../emulator";
+import { fixtureEmulator, stackConfig, stackExport, stored } from "../helpers/state-fixtures";
 
 const ROOT = path.resolve(__dirname, "../..");
 
@@ -32,6 +36,28 @@ const KEY_NAMES: Record<string, string[]> = {
 };
 
 type Target = string | { types: string; default: string };
+
+/** The module IDs the 0.2 state fixture's serialized providers load (`pulumi-svc/providers/…`). */
+function fixtureModuleIds(): string[] {
+  const ids = stackExport().deployment.resources.flatMap((r) => {
+    const serialized = (r as { inputs?: { __provider?: unknown } }).inputs?.__provider;
+    return typeof serialized === "string"
+      ? [...serialized.matchAll(/moduleId: "([^"]+)"/g)].map((m) => m[1])
+      : [];
+  });
+  return [...new Set(ids)].sort();
+}
+
+/** The module a 0.2 module ID resolves to through the `./providers/*` pattern, loaded from its source. */
+function loadProviderModule(moduleId: string): Record<string, unknown> {
+  const target = exportsMap()["./providers/*"];
+  assert.ok(typeof target === "object", "./providers/* has a types and a default target");
+  const rest = moduleId.replace(/^pulumi-svc\/providers\//, "");
+  const source = sourceOf(target.default.replace("*", rest));
+  assert.equal(sourceOf(target.types.replace("*", rest)), source, `${moduleId}: its types are its module's`);
+  assert.ok(fs.existsSync(source), `${moduleId}: ${path.relative(ROOT, source)} exists`);
+  return require(source) as Record<string, unknown>;
+}
 
 function exportsMap(): Record<string, Target> {
   const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as {
@@ -91,5 +117,42 @@ describe("the package's entry points (package.json exports)", () => {
     assert.equal(wrapping.client, client, "a DrainClient wraps the client it is given");
     assert.ok(!("drain" in client), "an SvcClient has no drains");
     await Promise.all([built.close(), wrapping.close()]);
+  });
+
+  describe("./providers/*: the modules a 0.2 state loads", function () {
+    this.timeout(120_000);
+    let emu: RunningEmulator;
+    afterEach(async () => emu?.close());
+
+    it("resolves every module ID of the 0.2 state fixture to a dynamic provider", () => {
+      assert.deepEqual(fixtureModuleIds(), [
+        "pulumi-svc/providers/account",
+        "pulumi-svc/providers/dlqRecovery",
+      ]);
+      for (const id of fixtureModuleIds()) {
+        const provider = loadProviderModule(id).provider as Record<string, unknown>;
+        for (const method of ["configure", "check", "diff", "create", "update", "read", "delete"])
+          assert.equal(typeof provider?.[method], "function", `${id}: provider.${method}`);
+      }
+    });
+
+    it("continues the fixture's cut-off drain through it, each remaining entry once", async () => {
+      emu = await fixtureEmulator();
+      const remaining = emu.state.dlq.page(0, 1_000_000).map((e) => e.dlqId);
+      assert.ok(remaining.length > 0, "the fixture's DLQ still holds entries");
+      const { provider } = loadProviderModule("pulumi-svc/providers/dlqRecovery") as {
+        provider: import("../../dynamic/dlqRecovery").DynamicDlqRecoveryProvider;
+      };
+      const config = stackConfig(emu);
+      await provider.configure({ config: { get: (k: string) => config[k] } } as never);
+      const cut = stored("cut-off");
+      assert.equal((await provider.diff(cut.id, cut.outputs as never, cut.inputs as never)).changes, true);
+      const { outs } = await provider.update(cut.id, cut.outputs as never, cut.inputs as never);
+      assert.equal((outs as { complete?: boolean }).complete, true);
+      const totals = emu.state.ledger.totals();
+      assert.equal(totals.duplicates, 0, "an entry was resumed more than once");
+      assert.equal(totals.distinctEntriesResumed, remaining.length, "every remaining entry resumed");
+      assert.equal(emu.state.dlq.page(0, 10).length, 0, "the DLQ is empty");
+    });
   });
 });
