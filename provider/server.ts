@@ -2,7 +2,8 @@
  * The svc provider's gRPC server: the provider protocol (`pulumirpc.ResourceProvider`) served with
  * the stubs `@pulumi/pulumi` publishes, and the plugin handshake (the port on the first line of
  * stdout). Each call unmarshals its properties (`properties.ts`), hands them to the resource's
- * adapter (`resource.ts`: one per type, `account.ts` …) or the configuration (`config.ts`), and marshals the answer.
+ * adapter (`resource.ts`; one per type, `<resource>/adapter.ts`) or the configuration
+ * (`config.ts`), and marshals the answer.
  *
  * @packageDocumentation
  */
@@ -14,8 +15,8 @@ import * as rpc from "@pulumi/pulumi/proto/provider_pb";
 import { PluginInfo } from "@pulumi/pulumi/proto/plugin_pb";
 import { Status } from "@pulumi/pulumi/proto/status_pb";
 import { ACCOUNT_PROVIDER_TYPE, DLQ_RECOVERY_PROVIDER_TYPE, WORKFLOW_TYPE } from "../core/typeTokens";
-import { AccountAdapter } from "./account/resource";
-import { DlqRecoveryAdapter } from "./dlqRecovery/resource";
+import { AccountAdapter } from "./account/adapter";
+import { DlqRecoveryAdapter } from "./dlqRecovery/adapter";
 import { engineAt, type Engine } from "./engine";
 import { ResourceInitError, type ResourceAdapter } from "./resource";
 import { changedConfig, checkConfig, configReader } from "./config";

@@ -80,7 +80,7 @@ export function changedFields(olds: Record<string, unknown>, fresh: Record<strin
 
 /**
  * The Account's logic: its operations on typed inputs and outputs. The svc provider serves it
- * through `AccountAdapter` (`resource.ts`), a 0.2 stack through `dynamic/account.ts`; tests call
+ * through `AccountAdapter` (`adapter.ts`), a 0.2 stack through `dynamic/account.ts`; tests call
  * its methods directly.
  */
 export class AccountController {

@@ -81,7 +81,7 @@ export interface DlqRecoveryDeps extends Omit<DrainDeps, "rateGates"> {
 
 /**
  * The DlqRecovery's logic: its operations on typed inputs and outputs. The svc provider serves it
- * through `DlqRecoveryAdapter` (`resource.ts`), a 0.2 stack through `dynamic/dlqRecovery.ts`;
+ * through `DlqRecoveryAdapter` (`adapter.ts`), a 0.2 stack through `dynamic/dlqRecovery.ts`;
  * tests call its methods directly.
  */
 export class DlqRecoveryController {

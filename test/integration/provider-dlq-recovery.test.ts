@@ -10,7 +10,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { DlqRecoveryAdapter } from "../../provider/dlqRecovery/resource";
+import { DlqRecoveryAdapter } from "../../provider/dlqRecovery/adapter";
 import type { Engine } from "../../provider/engine";
 import { ResourceInitError, type Props } from "../../provider/resource";
 import { startEmulator, type RunningEmulator } from "../../emulator";

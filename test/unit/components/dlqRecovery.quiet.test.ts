@@ -18,7 +18,7 @@ import {
 } from "../../../provider/dlqRecovery/progress";
 import { DEFAULT_MAX_RECORDED_RUNS } from "../../../provider/dlqRecovery/inputs";
 import { DlqRecoveryController } from "../../../provider/dlqRecovery/controller";
-import { DlqRecoveryAdapter } from "../../../provider/dlqRecovery/resource";
+import { DlqRecoveryAdapter } from "../../../provider/dlqRecovery/adapter";
 import { TOKEN, dlqProvider, resumeRequests, tempDir } from "./helpers";
 
 /** Runs a simulated drain of `pages` pages, one every `pageMs`, and returns the lines printed. */

@@ -7,7 +7,7 @@
 import * as assert from "node:assert/strict";
 import { startEmulator, type RunningEmulator } from "../../../emulator";
 import { AccountController } from "../../../provider/account/controller";
-import { AccountIdMismatchError, AccountAdapter } from "../../../provider/account/resource";
+import { AccountIdMismatchError, AccountAdapter } from "../../../provider/account/adapter";
 import { configReader } from "../../../provider/config";
 import { engineAt } from "../../../provider/engine";
 import { UNKNOWN } from "../../../core/unknownValue";

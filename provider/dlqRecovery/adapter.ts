@@ -19,7 +19,7 @@ import { ProviderProcess } from "../providerProcess";
 import type { DlqRecoveryInputs, DlqRecoveryOutputs } from "./inputs";
 import type { StackConfigReader } from "../../core/connection";
 import { UNKNOWN } from "../../core/unknownValue";
-import { nameOfUrn } from "../account/resource";
+import { nameOfUrn } from "../account/adapter";
 import type { Engine } from "../engine";
 import {
   ResourceInitError,
