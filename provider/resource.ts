@@ -34,6 +34,16 @@ export interface ReadResult {
 }
 
 /**
+ * What a create or update is asked beside its inputs: whether it is a preview (nothing is sent
+ * that changes the service; unknown outputs stay unknown), and the signal that stops it (the
+ * engine's `Cancel`, the resource's `customTimeouts`).
+ */
+export interface Operation {
+  readonly preview?: boolean;
+  readonly signal?: AbortSignal;
+}
+
+/**
  * A create or update that failed part-way: the engine saves `properties` as the resource's state,
  * with `reasons` as its init errors (the protocol's `ErrorResourceInitFailed`, which `server.ts`
  * sends), so nothing done so far is lost and the next up continues from it. The one partial-state

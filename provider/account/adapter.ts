@@ -8,9 +8,7 @@
  * @packageDocumentation
  */
 import { AccountController, type AccountInputs, type AccountOutputs } from "./controller";
-import { ACCOUNT_FIELD_LIST } from "../../core/accountFields";
 import type { StackConfigReader } from "../../core/connection";
-import { UNKNOWN, containsUnknown } from "../../core/unknownValue";
 import type { Engine } from "../engine";
 import { RowLog, type CheckResult, type Props, type ReadResult, type ResourceAdapter } from "../resource";
 import { accountInputs, secretAccountOutputs } from "../schema";
@@ -109,17 +107,16 @@ export class AccountAdapter implements ResourceAdapter {
   }
 
   async create(urn: string, news: Props, preview: boolean): Promise<{ id: string; outputs: Props }> {
-    if (preview) return { id: "", outputs: await this.previewOutputs(urn, news) };
-    const res = await this.logic.create(named(urn, news.values) as AccountInputs);
+    const res = await this.logic.create(named(urn, news.values) as AccountInputs, { preview });
     return { id: res.id, outputs: { values: unnamed(res.outs ?? {}), secrets: outputSecrets(news) } };
   }
 
   async update(id: string, urn: string, olds: Props, news: Props, preview: boolean): Promise<Props> {
-    if (preview) return this.previewOutputs(urn, news);
     const res = await this.logic.update(
       id,
       named(urn, olds.values) as AccountOutputs,
       named(urn, news.values) as AccountInputs,
+      { preview },
     );
     return { values: unnamed(res.outs ?? {}), secrets: outputSecrets(news) };
   }
@@ -155,22 +152,5 @@ export class AccountAdapter implements ResourceAdapter {
   /** Deletes the Account: the logic's `delete`, which leaves the account at the service untouched. */
   async delete(): Promise<void> {
     await this.logic.delete();
-  }
-
-  /**
-   * The outputs of a preview. With every input known: the record, read as `create` reads it, so
-   * that a new Account's limits are known at its first preview (the policy pack checks the
-   * resources bound to it then; a refused read fails the preview on the Account's row, as
-   * `check` does for an existing Account). With an input or a provider setting unknown (computed
-   * from another resource's output): the inputs, and every other field of the record unknown.
-   */
-  private async previewOutputs(urn: string, news: Props): Promise<Props> {
-    const outs = containsUnknown(news.values)
-      ? undefined
-      : await this.logic.previewOutputs(named(urn, news.values) as AccountInputs);
-    if (outs !== undefined) return { values: unnamed(outs), secrets: outputSecrets(news) };
-    const values: Record<string, unknown> = { ...news.values };
-    for (const f of ACCOUNT_FIELD_LIST) if (values[f.output] === undefined) values[f.output] = UNKNOWN;
-    return { values, secrets: outputSecrets(news) };
   }
 }

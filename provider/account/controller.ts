@@ -34,9 +34,10 @@ import {
 } from "../../core/connection";
 import { Failures, checkBoolean, checkString, checkUrl } from "../../core/inputChecks";
 import { ServiceError } from "../../core/serviceErrors";
-import { containsUnknown, isUnknown } from "../../core/unknownValue";
+import { UNKNOWN, containsUnknown, isUnknown } from "../../core/unknownValue";
 import { unknownInputsProblem } from "../../core/inputNames";
 import { ACCOUNT_ARGUMENTS } from "../../core/resources/account";
+import type { Operation } from "../resource";
 
 /** Inputs of the Account provider, resolved (no Outputs): the connection and the resource's name. */
 export type AccountInputs = AccountConnectionInputs & {
@@ -203,7 +204,12 @@ export class AccountController {
     return { changes: changes.length > 0 };
   }
 
-  async create(inputs: AccountInputs): Promise<pulumi.dynamic.CreateResult<AccountOutputs>> {
+  /** Reads the record and stores it; a preview reads it too when every input is known ({@link previewOutputs}). */
+  async create(
+    inputs: AccountInputs,
+    op: Operation = {},
+  ): Promise<pulumi.dynamic.CreateResult<AccountOutputs>> {
+    if (op.preview === true) return { id: "", outs: await this.previewOutputs(inputs) };
     const record = await this.fetch(inputs, accountLabel(inputs));
     return { id: record.id, outs: this.outputs(inputs, record) };
   }
@@ -212,28 +218,36 @@ export class AccountController {
     _id: string,
     _olds: AccountOutputs,
     news: AccountInputs,
+    op: Operation = {},
   ): Promise<pulumi.dynamic.UpdateResult<AccountOutputs>> {
+    if (op.preview === true) return { outs: await this.previewOutputs(news) };
     const record = await this.fetch(news, accountLabel(news));
     return { outs: this.outputs(news, record) };
   }
 
   /**
-   * The outputs a preview of `create` or `update` shows: the record read now, with the same GET
-   * as `create` (read-only; an existing Account's is read on every preview by `check`) and the
-   * shorter timeouts of a preview, so that a new Account's outputs are known at its first
-   * preview and the policy pack checks the resources bound to it then.
+   * The outputs a preview of `create` or `update` shows. With every input and setting known: the
+   * record read now, with the same GET as `create` (read-only; an existing Account's is read on
+   * every preview by `check`) and the shorter timeouts of a preview, so that a new Account's
+   * outputs are known at its first preview and the policy pack checks the resources bound to it
+   * then. With one unknown (computed from another resource's output): the inputs, and every other
+   * field of the record unknown; nothing is sent.
    *
-   * @returns the outputs, or `undefined` when a setting is not known in this preview (an explicit
-   * provider's input computed from another resource's output): nothing is sent
    * @throws ServiceError when the service cannot be reached, refuses the credentials or answers
    * badly (the preview fails on the Account's row, as it does for an existing Account)
    */
-  async previewOutputs(inputs: AccountInputs): Promise<AccountOutputs | undefined> {
+  async previewOutputs(inputs: AccountInputs): Promise<AccountOutputs> {
     const label = accountLabel(inputs);
-    const s = this.settings.require(ACCOUNT_SETTINGS, inputs, label);
-    if (Object.values(s).some((r) => isUnknown(r.value))) return undefined;
-    const { record } = await readAccount(this.settings, inputs, label, PREVIEW_READ_OPTIONS);
-    return this.outputs(inputs, record);
+    if (!containsUnknown(inputs)) {
+      const s = this.settings.require(ACCOUNT_SETTINGS, inputs, label);
+      if (!Object.values(s).some((r) => isUnknown(r.value))) {
+        const { record } = await readAccount(this.settings, inputs, label, PREVIEW_READ_OPTIONS);
+        return this.outputs(inputs, record);
+      }
+    }
+    const values: Record<string, unknown> = { ...inputs };
+    for (const f of ACCOUNT_FIELD_LIST) if (values[f.output] === undefined) values[f.output] = UNKNOWN;
+    return values as AccountOutputs;
   }
 
   async read(id: string, props: AccountOutputs): Promise<pulumi.dynamic.ReadResult<AccountOutputs>> {

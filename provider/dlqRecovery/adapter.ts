@@ -18,7 +18,6 @@ import { DlqRecoveryController, type DlqRecoveryDeps } from "./controller";
 import { ProviderProcess } from "../providerProcess";
 import type { DlqRecoveryInputs, DlqRecoveryOutputs } from "./inputs";
 import type { StackConfigReader } from "../../core/connection";
-import { UNKNOWN } from "../../core/unknownValue";
 import { nameOfUrn } from "../account/adapter";
 import type { Engine } from "../engine";
 import {
@@ -29,7 +28,6 @@ import {
   type ReadResult,
   type ResourceAdapter,
 } from "../resource";
-import { DLQ_RECOVERY_RESULT_NAMES } from "../../core/resources/dlqRecovery";
 
 /** The input that is always a secret (and never an output). */
 const TOKEN = "token";
@@ -112,9 +110,8 @@ export class DlqRecoveryAdapter implements ResourceAdapter {
     preview: boolean,
     timeoutSeconds = 0,
   ): Promise<{ id: string; outputs: Props }> {
-    if (preview) return { id: "", outputs: previewOutputs(news) };
-    return this.draining(urn, news, timeoutSeconds, async (logic) => {
-      const res = await logic.create(named(urn, news.values) as DlqRecoveryInputs);
+    return this.draining(urn, news, timeoutSeconds, async (logic, signal) => {
+      const res = await logic.create(named(urn, news.values) as DlqRecoveryInputs, { preview, signal });
       return { id: res.id, outputs: { values: stored({ ...res.outs }), secrets: outputSecrets(news) } };
     });
   }
@@ -127,12 +124,12 @@ export class DlqRecoveryAdapter implements ResourceAdapter {
     preview: boolean,
     timeoutSeconds = 0,
   ): Promise<Props> {
-    if (preview) return previewOutputs(news);
-    return this.draining(urn, news, timeoutSeconds, async (logic) => {
+    return this.draining(urn, news, timeoutSeconds, async (logic, signal) => {
       const res = await logic.update(
         id,
         named(urn, olds.values) as unknown as DlqRecoveryOutputs,
         named(urn, news.values) as DlqRecoveryInputs,
+        { preview, signal },
       );
       return { values: stored({ ...res.outs }), secrets: outputSecrets(news) };
     });
@@ -161,13 +158,13 @@ export class DlqRecoveryAdapter implements ResourceAdapter {
     urn: string,
     news: Props,
     timeoutSeconds: number,
-    fn: (logic: DlqRecoveryController) => Promise<T>,
+    fn: (logic: DlqRecoveryController, signal: AbortSignal) => Promise<T>,
   ): Promise<T> {
     const log = new RowLog(this.engine, urn);
     const stops = [this.cancelling.signal];
     if (timeoutSeconds > 0) stops.push(AbortSignal.timeout(timeoutSeconds * 1000));
     try {
-      return await fn(this.logic(log, AbortSignal.any(stops)));
+      return await fn(this.logic(log), AbortSignal.any(stops));
     } catch (e) {
       if (!(e instanceof ResourceInitError)) throw e;
       throw new ResourceInitError(e.message, e.id, stored(e.properties), e.reasons, outputSecrets(news));
@@ -176,8 +173,8 @@ export class DlqRecoveryAdapter implements ResourceAdapter {
     }
   }
 
-  /** The logic for one call: its lines on the resource's row, its drain stopped by `signal`. */
-  private logic(log: RowLog, signal?: AbortSignal): DlqRecoveryController {
+  /** The logic for one call: its lines on the resource's row. */
+  private logic(log: RowLog): DlqRecoveryController {
     return new DlqRecoveryController(
       {
         ...this.deps,
@@ -186,16 +183,8 @@ export class DlqRecoveryAdapter implements ResourceAdapter {
         warn: log.warning,
         engineAlive: () => this.engine.alive(),
         exitOrphaned: this.deps.exitOrphaned ?? (() => setTimeout(() => process.exit(1), 200).unref()),
-        ...(signal ? { signal } : {}),
       },
       this.config,
     );
   }
-}
-
-/** The outputs of a preview: the inputs but the token, and every result unknown. */
-function previewOutputs(news: Props): Props {
-  const { [TOKEN]: _token, ...values } = news.values;
-  for (const k of DLQ_RECOVERY_RESULT_NAMES) values[k] = UNKNOWN;
-  return { values, secrets: outputSecrets(news) };
 }

@@ -44,7 +44,8 @@ import {
   Settings,
   type StackConfigReader,
 } from "../../core/connection";
-import { containsUnknown } from "../../core/unknownValue";
+import { DLQ_RECOVERY_RESULT_NAMES } from "../../core/resources/dlqRecovery";
+import { UNKNOWN, containsUnknown } from "../../core/unknownValue";
 import {
   maxRecordedOf,
   RESULT_FIELDS,
@@ -60,11 +61,12 @@ import {
 import { changedLine, heldAtMaxRuns, resumedBefore, unfinishedLine } from "./change";
 import { runDrainJob, type DrainDeps, type DrainJob } from "./run";
 import { ProviderProcess } from "../providerProcess";
+import type { Operation } from "../resource";
 
 export type { DlqRecoveryInputs, DlqRecoveryOutputs } from "./inputs";
 
 /** Environment and what a drain needs (clock, log, folder, engine check), injectable for tests. */
-export interface DlqRecoveryDeps extends Omit<DrainDeps, "rateGates"> {
+export interface DlqRecoveryDeps extends Omit<DrainDeps, "rateGates" | "signal"> {
   env: NodeJS.ProcessEnv;
   /**
    * What the provider process shares between its operations: rate gates, account limits, drain
@@ -106,7 +108,6 @@ export class DlqRecoveryController {
       drainIn: deps.drainIn ?? "this thread",
       providerProcess: deps.providerProcess ?? new ProviderProcess(),
       ...(deps.status ? { status: deps.status } : {}),
-      ...(deps.signal ? { signal: deps.signal } : {}),
     };
     this.settings = new Settings(this.deps.env, config);
   }
@@ -171,17 +172,35 @@ export class DlqRecoveryController {
     return { changes: false };
   }
 
-  async create(inputs: DlqRecoveryInputs): Promise<pulumi.dynamic.CreateResult<DlqRecoveryOutputs>> {
+  /**
+   * Drains the selection (a preview sends nothing: the outputs are the inputs, the results
+   * unknown); `op.signal` stops the drain, which rejects with the state to save.
+   *
+   * @throws ResourceInitError with the partial state when the drain was cut off
+   */
+  async create(
+    inputs: DlqRecoveryInputs,
+    op: Operation = {},
+  ): Promise<pulumi.dynamic.CreateResult<DlqRecoveryOutputs>> {
+    if (op.preview === true) return { id: "", outs: previewOutputs(inputs) };
     const id = `dlqr-${crypto.randomBytes(8).toString("hex")}`;
-    const outs = await this.drain(id, inputs, undefined);
+    const outs = await this.drain({ id, inputs, signal: op.signal });
     return { id, outs };
   }
 
+  /**
+   * Drains again when the selection, overrides or triggers changed, continues a cut-off drain,
+   * and sends nothing otherwise (nor in a preview); `op.signal` stops the drain.
+   *
+   * @throws ResourceInitError with the partial state when the drain was cut off
+   */
   async update(
     id: string,
     olds: DlqRecoveryOutputs,
     news: DlqRecoveryInputs,
+    op: Operation = {},
   ): Promise<pulumi.dynamic.UpdateResult<DlqRecoveryOutputs>> {
+    if (op.preview === true) return { outs: previewOutputs(news) };
     const sameSpec = specHash(news) === olds.specHash;
     if (sameSpec && olds.complete !== false) {
       // Only connection or tuning inputs changed: nothing is sent. The drain's results are
@@ -193,7 +212,9 @@ export class DlqRecoveryController {
     }
     // A new drain of a `dlqIds` list skips the IDs this resource already resumed.
     const skip = !sameSpec && news.dlqIds !== undefined ? resumedBefore(olds) : [];
-    return { outs: await this.drain(id, news, sameSpec ? olds : undefined, skip, olds.runLogMark) };
+    const previous = sameSpec ? olds : undefined;
+    const mark = olds.runLogMark;
+    return { outs: await this.drain({ id, inputs: news, previous, skip, mark, signal: op.signal }) };
   }
 
   async read(id: string, props: DlqRecoveryOutputs): Promise<pulumi.dynamic.ReadResult<DlqRecoveryOutputs>> {
@@ -217,35 +238,37 @@ export class DlqRecoveryController {
     return ref?.kind === "id" && limits.accountId !== ref.id ? {} : limits;
   }
 
-  /**
-   * Runs (or continues) a drain; on failure rejects with the partial state for the engine to save.
-   *
-   * @param savedRunLogMark - the `runLogMark` of the resource's state (its last drain that reached it)
-   */
-  private async drain(
-    id: string,
-    inputs: DlqRecoveryInputs,
-    previous: DlqRecoveryOutputs | undefined,
-    skipDlqIds: string[] = [],
-    savedRunLogMark?: string,
-  ): Promise<DlqRecoveryOutputs> {
+  /** Runs (or continues) a drain; on failure rejects with the partial state for the engine to save. */
+  private async drain(d: {
+    id: string;
+    inputs: DlqRecoveryInputs;
+    /** The state the drain continues (a cut-off drain of the same selection). */
+    previous?: DlqRecoveryOutputs;
+    /** `dlqIds` this resource resumed already (a new list skips them). */
+    skip?: string[];
+    /** The `runLogMark` of the resource's state (its last drain that reached it). */
+    mark?: string;
+    signal?: AbortSignal;
+  }): Promise<DlqRecoveryOutputs> {
+    const { id, inputs } = d;
     const label = recoveryLabel(inputs);
     const s = this.settings.require(RESUME_SETTINGS, inputs, label);
     const limits = await this.accountLimits(inputs, label);
     const job: DrainJob = {
       id,
       inputs,
-      previous,
-      skipDlqIds,
-      ...(savedRunLogMark !== undefined ? { savedRunLogMark } : {}),
+      previous: d.previous,
+      skipDlqIds: d.skip ?? [],
+      ...(d.mark !== undefined ? { savedRunLogMark: d.mark } : {}),
       baseUrl: s.baseUrl.value,
       token: s.token,
       limits,
     };
     const shared = this.deps.providerProcess;
+    const deps = { ...this.deps, rateGates: shared.rateGates, ...(d.signal ? { signal: d.signal } : {}) };
     return this.deps.drainIn === "drain thread"
-      ? shared.drainThread().run(job, { ...this.deps, rateGates: shared.rateGates })
-      : runDrainJob(job, { ...this.deps, rateGates: shared.rateGates });
+      ? shared.drainThread().run(job, deps)
+      : runDrainJob(job, deps);
   }
 }
 
@@ -255,4 +278,11 @@ function trimRecorded(outs: DlqRecoveryOutputs, inputs: DlqRecoveryInputs): DlqR
   if (!Array.isArray(outs.resumedRuns) || outs.resumedRuns.length <= max) return outs;
   const resumedRuns = outs.resumedRuns.slice(0, max);
   return { ...outs, resumedRuns, resumedRunsTruncated: resumedRuns.length < outs.resumedCount };
+}
+
+/** The outputs of a preview: the inputs but the token, and every result unknown. */
+function previewOutputs(inputs: DlqRecoveryInputs): DlqRecoveryOutputs {
+  const { token: _token, ...values } = inputs as Record<string, unknown>;
+  for (const k of DLQ_RECOVERY_RESULT_NAMES) values[k] = UNKNOWN;
+  return values as unknown as DlqRecoveryOutputs;
 }
