@@ -6,7 +6,7 @@ import {
 } from "../core/accountFields";
 import type { AccountFieldValue } from "../client/accountRecord";
 import { unknownInputsProblem } from "../core/inputNames";
-import { ACCOUNT_PROVIDER_TYPE, ACCOUNT_TYPE } from "../core/typeTokens";
+import { ACCOUNT_PROVIDER_TYPE, ACCOUNT_DYNAMIC_TYPE } from "../core/typeTokens";
 import { ACCOUNT_ARGUMENTS, type AccountArgumentName } from "../core/resources/account";
 
 /**
@@ -108,7 +108,7 @@ export class Account extends pulumi.CustomResource {
     }
     super(ACCOUNT_PROVIDER_TYPE, name, props, {
       ...opts,
-      aliases: [...(opts.aliases ?? []), { type: ACCOUNT_TYPE }],
+      aliases: [...(opts.aliases ?? []), { type: ACCOUNT_DYNAMIC_TYPE }],
       additionalSecretOutputs: [...(opts.additionalSecretOutputs ?? []), ...SECRET_ACCOUNT_OUTPUTS],
     });
   }

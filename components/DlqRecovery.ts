@@ -7,7 +7,7 @@ import {
   type DlqRecoveryArgsOf,
   type DlqRecoveryResults,
 } from "../core/resources/dlqRecovery";
-import { DLQ_RECOVERY_PROVIDER_TYPE, DLQ_RECOVERY_TYPE } from "../core/typeTokens";
+import { DLQ_RECOVERY_PROVIDER_TYPE, DLQ_RECOVERY_DYNAMIC_TYPE } from "../core/typeTokens";
 import { unknownInputsProblem } from "../core/inputNames";
 
 export type { DlqSelectionArgs, FlowControlArgs, ResumedRunOutput } from "../core/resources/dlqRecovery";
@@ -84,7 +84,7 @@ export class DlqRecovery extends pulumi.CustomResource {
           : undefined,
         ...Object.fromEntries(DLQ_RECOVERY_RESULT_NAMES.map((k) => [k, undefined])),
       },
-      { ...opts, aliases: [...(opts.aliases ?? []), { type: DLQ_RECOVERY_TYPE }] },
+      { ...opts, aliases: [...(opts.aliases ?? []), { type: DLQ_RECOVERY_DYNAMIC_TYPE }] },
     );
   }
 }

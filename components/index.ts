@@ -23,10 +23,14 @@ export type { ProviderArgs } from "./Provider";
 export { Workflow, DELAY_HEADER } from "./Workflow";
 export type { WorkflowArgs, WorkflowFlowControl, WorkflowFlowControlArgs } from "./Workflow";
 export {
+  ACCOUNT_DYNAMIC_TYPE,
   ACCOUNT_PROVIDER_TYPE,
-  ACCOUNT_TYPE,
+  DLQ_RECOVERY_DYNAMIC_TYPE,
   DLQ_RECOVERY_PROVIDER_TYPE,
-  DLQ_RECOVERY_TYPE,
   WORKFLOW_TYPE,
 } from "../core/typeTokens";
+/** @deprecated Since 0.4.0: renamed {@link ACCOUNT_DYNAMIC_TYPE} (the 0.2 token). */
+export { ACCOUNT_DYNAMIC_TYPE as ACCOUNT_TYPE } from "../core/typeTokens";
+/** @deprecated Since 0.4.0: renamed {@link DLQ_RECOVERY_DYNAMIC_TYPE} (the 0.2 token). */
+export { DLQ_RECOVERY_DYNAMIC_TYPE as DLQ_RECOVERY_TYPE } from "../core/typeTokens";
 export { parseDuration, formatDuration } from "../core/duration";

@@ -9,9 +9,9 @@
  */
 
 /** The type token of `Account` up to 0.2 (a dynamic resource); the class aliases it. */
-export const ACCOUNT_TYPE = "pulumi-nodejs:dynamic/svc:Account";
+export const ACCOUNT_DYNAMIC_TYPE = "pulumi-nodejs:dynamic/svc:Account";
 /** The type token of `DlqRecovery` up to 0.2 (a dynamic resource); the class aliases it. */
-export const DLQ_RECOVERY_TYPE = "pulumi-nodejs:dynamic/svc:DlqRecovery";
+export const DLQ_RECOVERY_DYNAMIC_TYPE = "pulumi-nodejs:dynamic/svc:DlqRecovery";
 /** The type token of `Workflow` (a component resource). */
 export const WORKFLOW_TYPE = "svc:index:Workflow";
 /** The type token of `Account`, served by the svc provider (`provider/`), since 0.3. */
@@ -26,8 +26,8 @@ export const DLQ_RECOVERY_PROVIDER_TYPE = "svc:index:DlqRecovery";
  */
 export const TYPES_OF_KIND = {
   Workflow: [WORKFLOW_TYPE],
-  DlqRecovery: [DLQ_RECOVERY_PROVIDER_TYPE, DLQ_RECOVERY_TYPE],
-  Account: [ACCOUNT_PROVIDER_TYPE, ACCOUNT_TYPE],
+  DlqRecovery: [DLQ_RECOVERY_PROVIDER_TYPE, DLQ_RECOVERY_DYNAMIC_TYPE],
+  Account: [ACCOUNT_PROVIDER_TYPE, ACCOUNT_DYNAMIC_TYPE],
 } as const satisfies Record<string, readonly string[]>;
 
 /** A kind of resource: `Workflow`, `DlqRecovery`, `Account`. */

@@ -5,7 +5,7 @@
  */
 import { strict as assert } from "node:assert";
 import { startEmulator, type RunningEmulator } from "../../../emulator";
-import { ACCOUNT_TYPE } from "../../../core/typeTokens";
+import { ACCOUNT_DYNAMIC_TYPE } from "../../../core/typeTokens";
 import { UNKNOWN } from "../../../core/unknownValue";
 import type { DlqRecoveryOutputs } from "../../../provider/dlqRecovery/controller";
 import { specHash } from "../../../provider/dlqRecovery/inputs";
@@ -20,7 +20,7 @@ import {
   resumeRequests,
 } from "./helpers";
 
-const ACCOUNT_URN = `urn:pulumi:dev::proj::${ACCOUNT_TYPE}::payg`;
+const ACCOUNT_URN = `urn:pulumi:dev::proj::${ACCOUNT_DYNAMIC_TYPE}::payg`;
 
 describe("components/providers/dlqRecovery: the `account` input", () => {
   describe("check", () => {

@@ -4,7 +4,7 @@
  * Accounts, and `account` values that are no account.
  */
 import * as assert from "node:assert/strict";
-import { ACCOUNT_TYPE, DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../../../core/typeTokens";
+import { ACCOUNT_DYNAMIC_TYPE, DLQ_RECOVERY_DYNAMIC_TYPE, WORKFLOW_TYPE } from "../../../core/typeTokens";
 import { describeDeferred } from "../../../policies/accountLimitsSource";
 import {
   UNKNOWN,
@@ -43,8 +43,8 @@ function twoAccounts(): StackFixture {
     password: "pw-payg-not-for-messages",
   };
   (s.workflows.orders.flowControl as Record<string, unknown>).parallelism = 5;
-  s.workflows.orders.account = urnOf(ACCOUNT_TYPE, "payg");
-  s.workflows.billing.account = urnOf(ACCOUNT_TYPE, "free");
+  s.workflows.orders.account = urnOf(ACCOUNT_DYNAMIC_TYPE, "payg");
+  s.workflows.billing.account = urnOf(ACCOUNT_DYNAMIC_TYPE, "free");
   (s.workflows.billing.flowControl as Record<string, unknown>).parallelism = 5;
   return s;
 }
@@ -118,7 +118,7 @@ describe("policies: each resource against its own account", () => {
   it("reads an Account that sets none of the settings with the stack's, in the stack's one read", async () => {
     const s = happyStack();
     s.accounts.shared = {};
-    s.workflows.orders.account = urnOf(ACCOUNT_TYPE, "shared");
+    s.workflows.orders.account = urnOf(ACCOUNT_DYNAMIC_TYPE, "shared");
     (s.workflows.orders.flowControl as Record<string, unknown>).parallelism = 3;
     const live = liveOk();
     const out = await check(POLICY, s, { live });
@@ -230,7 +230,7 @@ describe("policies: each resource against its own account", () => {
     ["padded", " abc ", /without leading or trailing whitespace; got " abc "\.$/],
     [
       "another resource's URN",
-      urnOf(DLQ_RECOVERY_TYPE, "other"),
+      urnOf(DLQ_RECOVERY_DYNAMIC_TYPE, "other"),
       /got the URN of a resource that is not an Account/,
     ],
   ];
@@ -248,7 +248,7 @@ describe("policies: each resource against its own account", () => {
 
   it("fails closed when the bound Account is not in the stack", async () => {
     const s = happyStack();
-    s.recoveries.replay.account = urnOf(ACCOUNT_TYPE, "gone");
+    s.recoveries.replay.account = urnOf(ACCOUNT_DYNAMIC_TYPE, "gone");
     const out = await check(POLICY, s);
     assert.deepEqual(uncheckedOf(out.pack), [
       "max_parallelism: DlqRecovery `replay`: its Account `gone` is not in this stack",

@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { ACCOUNT_TYPE, DLQ_RECOVERY_TYPE } from "../../../core/typeTokens";
+import { ACCOUNT_DYNAMIC_TYPE, DLQ_RECOVERY_DYNAMIC_TYPE } from "../../../core/typeTokens";
 import { HOUR_MS, NOW, UNKNOWN, check, happyStack, onlyMessage, urnOf, type StackFixture } from "./helpers";
 
 const POLICY = "dlq-recovery-overlap";
@@ -31,7 +31,7 @@ describe("policy dlq-recovery-overlap", () => {
           "included. In one `up` they drain in parallel, and which one resumes an entry, with its overrides, depends " +
           "on timing. Make the selections disjoint (different `workflowUrl`s, disjoint `dlqIds` or failure-time " +
           "windows that do not meet), or merge them into one DlqRecovery.",
-        urn: urnOf(DLQ_RECOVERY_TYPE, "replay"),
+        urn: urnOf(DLQ_RECOVERY_DYNAMIC_TYPE, "replay"),
       },
     ]);
   });
@@ -79,7 +79,7 @@ describe("policy dlq-recovery-overlap", () => {
 
   it("does not compare recoveries on different accounts", async () => {
     const s = twoRecoveries();
-    s.recoveries.billing = { all: true, account: urnOf(ACCOUNT_TYPE, "payg") };
+    s.recoveries.billing = { all: true, account: urnOf(ACCOUNT_DYNAMIC_TYPE, "payg") };
     s.accounts.payg = {};
     assert.deepEqual((await check(POLICY, s)).violations, []);
   });
@@ -87,7 +87,7 @@ describe("policy dlq-recovery-overlap", () => {
   it("compares an Account-bound recovery with one bound to that Account's accountId", async () => {
     const s = twoRecoveries();
     s.accounts.payg = { accountId: "acct-1" };
-    s.recoveries.replay.account = urnOf(ACCOUNT_TYPE, "payg");
+    s.recoveries.replay.account = urnOf(ACCOUNT_DYNAMIC_TYPE, "payg");
     s.recoveries.billing = { all: true, account: "acct-1" };
     assert.match(onlyMessage(await check(POLICY, s)), /both on the Account `payg`/);
   });

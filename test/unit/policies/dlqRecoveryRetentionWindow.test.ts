@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { DLQ_RECOVERY_TYPE } from "../../../core/typeTokens";
+import { DLQ_RECOVERY_DYNAMIC_TYPE } from "../../../core/typeTokens";
 import {
   DAY_MS,
   NOW,
@@ -34,7 +34,7 @@ describe("policy dlq-recovery-retention-window", () => {
           `(fromDate ${NOW - 5 * DAY_MS}), but the DLQ keeps entries for 259200000 ms (3d) (account ` +
           "max_dlq_retention_time_milis, from the live account record): runs that failed before " +
           `${CUTOFF} are no longer in the DLQ and will not be resumed.`,
-        urn: urnOf(DLQ_RECOVERY_TYPE, "replay"),
+        urn: urnOf(DLQ_RECOVERY_DYNAMIC_TYPE, "replay"),
       },
     ]);
   });

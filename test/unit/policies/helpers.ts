@@ -12,9 +12,9 @@ import type { LiveAccountResult, LiveAccountSource } from "../../../policies/liv
 import type { AccountConnectionInputs } from "../../../core/accountClient";
 import {
   ACCOUNT_PROVIDER_TYPE,
-  ACCOUNT_TYPE,
+  ACCOUNT_DYNAMIC_TYPE,
   DLQ_RECOVERY_PROVIDER_TYPE,
-  DLQ_RECOVERY_TYPE,
+  DLQ_RECOVERY_DYNAMIC_TYPE,
   WORKFLOW_TYPE,
   type ResourceKind,
 } from "../../../core/typeTokens";
@@ -129,8 +129,8 @@ export type TypeSet = Readonly<Record<ResourceKind, string>>;
 
 /** The 0.2 tokens: dynamic `Account` and `DlqRecovery` (stacks not yet upgraded); the default. */
 export const DYNAMIC_TYPES: TypeSet = {
-  Account: ACCOUNT_TYPE,
-  DlqRecovery: DLQ_RECOVERY_TYPE,
+  Account: ACCOUNT_DYNAMIC_TYPE,
+  DlqRecovery: DLQ_RECOVERY_DYNAMIC_TYPE,
   Workflow: WORKFLOW_TYPE,
 };
 

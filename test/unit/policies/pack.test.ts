@@ -6,7 +6,12 @@ import { DlqRecovery } from "../../../components/DlqRecovery";
 import { Workflow } from "../../../components/Workflow";
 import { LIMITS } from "../../../policies/limits";
 import { PACK_NAME } from "../../../policies/pack";
-import { ACCOUNT_TYPE, DLQ_RECOVERY_TYPE, TYPES_OF_KIND, WORKFLOW_TYPE } from "../../../core/typeTokens";
+import {
+  ACCOUNT_DYNAMIC_TYPE,
+  DLQ_RECOVERY_DYNAMIC_TYPE,
+  TYPES_OF_KIND,
+  WORKFLOW_TYPE,
+} from "../../../core/typeTokens";
 import { liveOk, pack } from "./helpers";
 
 const ROOT = path.resolve(__dirname, "..", "..", "..");
@@ -50,8 +55,8 @@ describe("policy pack svc-limits", () => {
     assert.equal(TYPES_OF_KIND.Account[0], Account.__pulumiType);
     assert.equal(TYPES_OF_KIND.DlqRecovery[0], DlqRecovery.__pulumiType);
     // and the 0.2 dynamic ones, which stacks not yet upgraded hold.
-    assert.ok((TYPES_OF_KIND.Account as readonly string[]).includes(ACCOUNT_TYPE));
-    assert.ok((TYPES_OF_KIND.DlqRecovery as readonly string[]).includes(DLQ_RECOVERY_TYPE));
+    assert.ok((TYPES_OF_KIND.Account as readonly string[]).includes(ACCOUNT_DYNAMIC_TYPE));
+    assert.ok((TYPES_OF_KIND.DlqRecovery as readonly string[]).includes(DLQ_RECOVERY_DYNAMIC_TYPE));
   });
 
   it("is loadable by the CLI: PulumiPolicy.yaml, a versioned package.json whose main is the built pack", () => {

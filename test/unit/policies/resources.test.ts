@@ -7,9 +7,9 @@ import * as assert from "node:assert/strict";
 import { isAccountUrn, parseAccountRef } from "../../../core/accountRef";
 import {
   ACCOUNT_PROVIDER_TYPE,
-  ACCOUNT_TYPE,
+  ACCOUNT_DYNAMIC_TYPE,
   DLQ_RECOVERY_PROVIDER_TYPE,
-  DLQ_RECOVERY_TYPE,
+  DLQ_RECOVERY_DYNAMIC_TYPE,
   TYPES_OF_KIND,
   WORKFLOW_TYPE,
 } from "../../../core/typeTokens";
@@ -33,8 +33,8 @@ describe("policies: the type tokens of each kind", () => {
   it("names each kind by its provider token and its 0.2 token; any other type by itself", () => {
     assert.deepEqual(TYPES_OF_KIND, {
       Workflow: [WORKFLOW_TYPE],
-      DlqRecovery: [DLQ_RECOVERY_PROVIDER_TYPE, DLQ_RECOVERY_TYPE],
-      Account: [ACCOUNT_PROVIDER_TYPE, ACCOUNT_TYPE],
+      DlqRecovery: [DLQ_RECOVERY_PROVIDER_TYPE, DLQ_RECOVERY_DYNAMIC_TYPE],
+      Account: [ACCOUNT_PROVIDER_TYPE, ACCOUNT_DYNAMIC_TYPE],
     });
     assert.equal(kindOf("svc:index:Account"), "Account");
     assert.equal(kindOf("pulumi-nodejs:dynamic/svc:Account"), "Account");
@@ -45,7 +45,7 @@ describe("policies: the type tokens of each kind", () => {
   });
 
   it("reads an `account` that is the URN of an Account of either token as that Account", () => {
-    for (const type of [ACCOUNT_PROVIDER_TYPE, ACCOUNT_TYPE]) {
+    for (const type of [ACCOUNT_PROVIDER_TYPE, ACCOUNT_DYNAMIC_TYPE]) {
       assert.equal(isAccountUrn(urnOf(type, "payg")), true, type);
       assert.deepEqual(parseAccountRef(urnOf(type, "payg")), {
         kind: "resource",

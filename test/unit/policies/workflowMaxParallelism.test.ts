@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../../../core/typeTokens";
+import { DLQ_RECOVERY_DYNAMIC_TYPE, WORKFLOW_TYPE } from "../../../core/typeTokens";
 import {
   UNKNOWN,
   accountOutputs,
@@ -44,7 +44,7 @@ describe("policy workflow-max-parallelism", () => {
         message:
           "DlqRecovery `replay` must not override flowControl.parallelism above 2 (account max_parallelism, from the " +
           "live account record); it sets 3.",
-        urn: urnOf(DLQ_RECOVERY_TYPE, "replay"),
+        urn: urnOf(DLQ_RECOVERY_DYNAMIC_TYPE, "replay"),
       },
     ]);
   });

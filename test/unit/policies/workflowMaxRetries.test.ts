@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { DLQ_RECOVERY_TYPE, WORKFLOW_TYPE } from "../../../core/typeTokens";
+import { DLQ_RECOVERY_DYNAMIC_TYPE, WORKFLOW_TYPE } from "../../../core/typeTokens";
 import {
   UNKNOWN,
   accountOutputs,
@@ -50,7 +50,7 @@ describe("policy workflow-max-retries", () => {
       {
         message:
           "DlqRecovery `replay` must not override retries above 20 (account max_retries, from the live account record); it sets 25.",
-        urn: urnOf(DLQ_RECOVERY_TYPE, "replay"),
+        urn: urnOf(DLQ_RECOVERY_DYNAMIC_TYPE, "replay"),
       },
     ]);
   });
