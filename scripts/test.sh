@@ -34,11 +34,11 @@ fi
 # port 0), so files are independent. SVC_TEST_JOBS: workers, default 5 on 2 cores: every file
 # waits on the CLI, the emulator's latency or its pacing part of the time, and of 3 to 6 workers
 # 5 finishes soonest on 2 cores.
-longest=(test/integration/window-allowance-100000.test.ts test/e2e/own-program.test.ts test/e2e/release-plugin.test.ts test/e2e/policies.test.ts test/integration/window-allowance-20000.test.ts
+longest=(test/integration/window-allowance.100000.test.ts test/e2e/own-program.test.ts test/e2e/release-plugin.test.ts test/e2e/policies.test.ts test/integration/window-allowance.20000.test.ts
   test/integration/window-daily-cap.test.ts test/e2e/policy-gate.test.ts test/sdk/sdks.test.ts
   test/e2e/dlq-recovery.test.ts test/e2e/account.test.ts test/integration/shared-account.test.ts
   test/integration/drain-thread.test.ts test/integration/window-drain.test.ts test/unit/emulator/cli.test.ts
-  test/unit/components/dlqRecovery.drain.test.ts test/unit/components/dlqRecovery.windows.test.ts)
+  test/unit/provider/dlqRecovery/drain.test.ts test/unit/provider/dlqRecovery/windows.test.ts)
 files=()
 for f in "${longest[@]}"; do
   for t in "${tiers[@]}"; do [[ "$f" == "$t"/* ]] && files+=("$f"); done

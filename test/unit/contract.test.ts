@@ -26,7 +26,7 @@ import { startEmulator, type LoggedRequest, type RunningEmulator } from "../../e
 import { HttpError } from "../../emulator/http";
 import { parseFlowControlValue, parseOverrides } from "../../emulator/overrides";
 import { parseResumeRequest } from "../../emulator/resume-request";
-import { TOKEN, dlqProvider } from "./components/helpers";
+import { TOKEN, dlqProvider } from "./provider/helpers";
 
 type Verdict = "accept" | "refuse";
 type Party = "DlqRecovery.check" | "Workflow" | "client" | "emulator";

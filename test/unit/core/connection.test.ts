@@ -7,7 +7,7 @@ import {
   resolveSetting,
   resolveSettings,
 } from "../../../core/connection";
-import { configOf, dlqProvider, happyDlq } from "../components/helpers";
+import { configOf, dlqProvider, happyDlq } from "../provider/helpers";
 
 describe("core/connection", () => {
   it("takes the input first, then stack config, then the environment", () => {

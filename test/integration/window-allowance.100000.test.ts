@@ -4,7 +4,7 @@
  * trip⌉, ceil(N/50)) above (100 a second on payg, 500 on the paid plan), for every
  * failure-time distribution, with no `fromDate` over the default 90-day horizon (the drain does
  * not know N, nor where failures lie). Every entry is resumed once (the emulator's ledger).
- * Counts, not timings. At 100,000 entries; the smaller sizes in window-allowance.test.ts and -20000.
+ * Counts, not timings. At 100,000 entries; the smaller sizes in window-allowance.test.ts and .20000.test.ts.
  */
 import { ALLOWANCE_DISTRIBUTIONS, allowanceBench } from "../helpers/allowance";
 

@@ -4,11 +4,11 @@
  * a drain bound to an Account (paced by that Account's limit, no read of the stack's account).
  */
 import { strict as assert } from "node:assert";
-import { startEmulator, type RunningEmulator } from "../../../emulator";
-import { ACCOUNT_DYNAMIC_TYPE } from "../../../core/typeTokens";
-import { UNKNOWN } from "../../../core/unknownValue";
-import type { DlqRecoveryOutputs } from "../../../provider/dlqRecovery/controller";
-import { specHash } from "../../../provider/dlqRecovery/inputs";
+import { startEmulator, type RunningEmulator } from "../../../../emulator";
+import { ACCOUNT_DYNAMIC_TYPE } from "../../../../core/typeTokens";
+import { UNKNOWN } from "../../../../core/unknownValue";
+import type { DlqRecoveryOutputs } from "../../../../provider/dlqRecovery/controller";
+import { specHash } from "../../../../provider/dlqRecovery/inputs";
 import {
   PASSWORD,
   TOKEN,
@@ -18,11 +18,11 @@ import {
   happyDlq,
   requests,
   resumeRequests,
-} from "./helpers";
+} from "../helpers";
 
 const ACCOUNT_URN = `urn:pulumi:dev::proj::${ACCOUNT_DYNAMIC_TYPE}::payg`;
 
-describe("components/providers/dlqRecovery: the `account` input", () => {
+describe("provider/dlqRecovery: the `account` input", () => {
   describe("check", () => {
     const bad: [string, unknown, string][] = [
       [

@@ -1,15 +1,15 @@
 // size: mostly one table (ROWS) of refused inputs and the message each must give; the table is the point and reads best whole
 import { strict as assert } from "node:assert";
-import { FILTER_FIELDS } from "../../../client";
-import { UNKNOWN } from "../../../core/unknownValue";
+import { FILTER_FIELDS } from "../../../../client";
+import { UNKNOWN } from "../../../../core/unknownValue";
 import {
   overridesOf,
   selectionOf,
   specHash,
   validateInputs,
   type DlqRecoveryInputs,
-} from "../../../provider/dlqRecovery/inputs";
-import { T0, TOKEN, dlqProvider, happyDlq } from "./helpers";
+} from "../../../../provider/dlqRecovery/inputs";
+import { T0, TOKEN, dlqProvider, happyDlq } from "../helpers";
 
 type Kind = "filters" | "ids" | "all";
 
@@ -445,7 +445,7 @@ const ROWS: Row[] = [
   },
 ];
 
-describe("components/providers/dlqRecovery: validateInputs", () => {
+describe("provider/dlqRecovery: validateInputs", () => {
   for (const kind of ["filters", "ids", "all"] as const) {
     it(`accepts the happy path (${kind})`, () => {
       assert.deepEqual(validateInputs(happyDlq(kind)).list, []);
@@ -560,7 +560,7 @@ describe("components/providers/dlqRecovery: validateInputs", () => {
   });
 });
 
-describe("components/providers/dlqRecovery: check", () => {
+describe("provider/dlqRecovery: check", () => {
   it("returns the inputs untouched and no failures on the happy path", async () => {
     const { provider } = dlqProvider();
     const news = happyDlq("filters");
@@ -686,7 +686,7 @@ describe("components/providers/dlqRecovery: check", () => {
   });
 });
 
-describe("components/providers/dlqRecovery: selectionOf, overridesOf, specHash", () => {
+describe("provider/dlqRecovery: selectionOf, overridesOf, specHash", () => {
   it("selectionOf sends dlqIds alone, or only the set filters", () => {
     assert.deepEqual(selectionOf({ dlqIds: ["a", "b"] }), { dlqIds: ["a", "b"] });
     assert.deepEqual(selectionOf({ all: true }), {});

@@ -5,14 +5,14 @@
  */
 import * as assert from "node:assert/strict";
 import * as pulumi from "@pulumi/pulumi";
-import { Workflow, type WorkflowArgs } from "../../../components/Workflow";
-import { UNKNOWN } from "../../../core/unknownValue";
+import { Workflow, type WorkflowArgs } from "../../../../components/Workflow";
+import { UNKNOWN } from "../../../../core/unknownValue";
 import {
   WORKFLOW_OUTPUT_SOURCES,
   WorkflowComponent,
   WorkflowInputError,
-} from "../../../provider/workflow/component";
-import type { Props } from "../../../provider/resource";
+} from "../../../../provider/workflow/component";
+import type { Props } from "../../../../provider/resource";
 
 function useMocks(): void {
   pulumi.runtime.setMocks(

@@ -5,12 +5,12 @@
  * reads its record, so its outputs (limits, `accountId`) are known at the first preview.
  */
 import * as assert from "node:assert/strict";
-import { startEmulator, type RunningEmulator } from "../../../emulator";
-import { AccountController } from "../../../provider/account/controller";
-import { AccountIdMismatchError, AccountAdapter } from "../../../provider/account/adapter";
-import { configReader } from "../../../provider/config";
-import { engineAt } from "../../../provider/engine";
-import { UNKNOWN } from "../../../core/unknownValue";
+import { startEmulator, type RunningEmulator } from "../../../../emulator";
+import { AccountController } from "../../../../provider/account/controller";
+import { AccountIdMismatchError, AccountAdapter } from "../../../../provider/account/adapter";
+import { configReader } from "../../../../provider/config";
+import { engineAt } from "../../../../provider/engine";
+import { UNKNOWN } from "../../../../core/unknownValue";
 
 const CREDS = {
   username: "unit-import@example.com",

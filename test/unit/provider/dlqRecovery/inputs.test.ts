@@ -1,8 +1,6 @@
 import { strict as assert } from "node:assert";
-import * as pulumi from "@pulumi/pulumi";
-import { SELECTION_FIELDS } from "../../../client";
-import { DlqRecovery } from "../../../components/DlqRecovery";
-import { DLQ_RECOVERY_RESULT_NAMES } from "../../../core/resources/dlqRecovery";
+import { SELECTION_FIELDS } from "../../../../client";
+import { DLQ_RECOVERY_RESULT_NAMES } from "../../../../core/resources/dlqRecovery";
 import {
   INPUT_ROLES,
   RESULT_FIELDS,
@@ -11,7 +9,7 @@ import {
   SPEC_FIELDS,
   TUNING_FIELDS,
   specHash,
-} from "../../../provider/dlqRecovery/inputs";
+} from "../../../../provider/dlqRecovery/inputs";
 
 const sorted = (l: readonly string[]): string[] => [...l].sort();
 
@@ -95,27 +93,5 @@ describe("DlqRecovery inputs and outputs: one declaration (existing stacks keep 
       "unconfirmedDlqIds",
       "windowState",
     ]);
-  });
-
-  it("the component registers every declared output: each is an Output the engine fills", async () => {
-    const registered: pulumi.runtime.MockResourceArgs[] = [];
-    await pulumi.runtime.setMocks(
-      {
-        newResource: (args) => {
-          registered.push(args);
-          return { id: `${args.name}-id`, state: { ...args.inputs, resumedCount: 7, complete: true } };
-        },
-        call: (args) => args.inputs,
-      },
-      "project",
-      "stack",
-      false,
-    );
-    const r = new DlqRecovery("outputs", { all: true, baseUrl: "http://127.0.0.1:1", token: "t" });
-    for (const k of DLQ_RECOVERY_RESULT_NAMES) assert.ok(pulumi.Output.isInstance(r[k]), k);
-    const value = (o: pulumi.Output<unknown>) => (o as unknown as { promise(): Promise<unknown> }).promise();
-    assert.equal(await value(r.resumedCount), 7);
-    assert.equal(await value(r.complete), true);
-    assert.equal(registered.length, 1);
   });
 });

@@ -25,7 +25,7 @@ import {
   dlqProvider,
   liveDlqIds,
   resumeRequests,
-} from "./helpers";
+} from "../provider/helpers";
 
 describe("state fixtures: stacks written before issue 21 keep working", function () {
   this.timeout(120_000);

@@ -5,15 +5,15 @@
  * refused with the field and the value.
  */
 import { strict as assert } from "node:assert";
-import type { WindowDrainState } from "../../../drain";
+import type { WindowDrainState } from "../../../../drain";
 import {
   STORED_WINDOW_STATE_VERSION,
   fromStoredWindowState,
   toStoredWindowState,
-} from "../../../provider/dlqRecovery/storedState";
-import { stored } from "../../helpers/state-fixtures";
+} from "../../../../provider/dlqRecovery/storedState";
+import { stored } from "../../../helpers/state-fixtures";
 
-describe("components/providers/dlqRecoveryState: the stored window state", () => {
+describe("provider/dlqRecovery/storedState: the stored window state", () => {
   it("the fixture's stored value (main before issue 21) reads as the client's state and writes back unchanged", () => {
     const value = stored("cut-off").outputs.windowState as Record<string, unknown>;
     const fields = ["shortfall", "runs", "version", "windows"];

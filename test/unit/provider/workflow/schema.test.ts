@@ -5,10 +5,10 @@
  */
 import * as assert from "node:assert/strict";
 import * as pulumi from "@pulumi/pulumi";
-import { FLOW_CONTROL_FIELDS } from "../../../client/contract";
-import { WORKFLOW_ARGUMENTS, Workflow } from "../../../components/Workflow";
-import { packageSchema } from "../../../provider/schema";
-import { WORKFLOW_FLOW_CONTROL_TYPE } from "../../../provider/workflow/schema";
+import { FLOW_CONTROL_FIELDS } from "../../../../client/contract";
+import { WORKFLOW_ARGUMENTS, Workflow } from "../../../../components/Workflow";
+import { packageSchema } from "../../../../provider/schema";
+import { WORKFLOW_FLOW_CONTROL_TYPE } from "../../../../provider/workflow/schema";
 
 interface Entry {
   isComponent?: boolean;

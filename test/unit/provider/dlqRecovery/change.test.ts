@@ -4,14 +4,14 @@
  * inputs not known yet at preview too.
  */
 import { strict as assert } from "node:assert";
-import { UNKNOWN } from "../../../core/unknownValue";
+import { UNKNOWN } from "../../../../core/unknownValue";
 import {
   changedLine,
   heldAtMaxRuns,
   resumedBefore,
   unfinishedLine,
-} from "../../../provider/dlqRecovery/change";
-import type { DlqRecoveryInputs, DlqRecoveryOutputs } from "../../../provider/dlqRecovery/inputs";
+} from "../../../../provider/dlqRecovery/change";
+import type { DlqRecoveryInputs, DlqRecoveryOutputs } from "../../../../provider/dlqRecovery/inputs";
 
 const ids = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `dlq_${from + i}`);
 
@@ -26,7 +26,7 @@ function state(patch: Partial<DlqRecoveryOutputs>): DlqRecoveryOutputs {
   } as DlqRecoveryOutputs;
 }
 
-describe("components/providers/dlqRecoveryChange", () => {
+describe("provider/dlqRecovery/change", () => {
   it("resumedBefore: the old list minus the IDs it had not resumed; none for filters or an unknown remainder", () => {
     assert.deepEqual(resumedBefore(state({ dlqIds: ids(4) })), ids(4), "a finished drain: every ID");
     const cut = state({ dlqIds: ids(4), complete: false, remainingDlqIds: ids(2, 2) });

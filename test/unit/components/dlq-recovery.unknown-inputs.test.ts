@@ -16,7 +16,8 @@ import {
   validateInputs,
   type DlqRecoveryInputs,
 } from "../../../provider/dlqRecovery/inputs";
-import { T0, TOKEN, dlqProvider, happyDlq, recordRegistrations } from "./helpers";
+import { T0, TOKEN, dlqProvider, happyDlq } from "../provider/helpers";
+import { recordRegistrations } from "./mocks";
 
 /** The inputs listed by every message of an unknown DlqRecovery input. */
 const INPUTS =

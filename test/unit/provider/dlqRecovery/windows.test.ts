@@ -5,7 +5,7 @@
  * every drain of the process, and `concurrency: 1` as the sequential drain.
  */
 import { strict as assert } from "node:assert";
-import { fromStoredWindowState } from "../../../provider/dlqRecovery/storedState";
+import { fromStoredWindowState } from "../../../../provider/dlqRecovery/storedState";
 import {
   PASSWORD,
   TOKEN,
@@ -18,14 +18,14 @@ import {
   requests,
   resumeRequests,
   useEmulator,
-} from "./helpers";
+} from "../helpers";
 
 /** The account settings of the test emulator, as environment. */
 function accountEnv(url: string): Record<string, string> {
   return { SVC_ACCOUNT_API_URL: url, SVC_USERNAME: USERNAME, SVC_PASSWORD: PASSWORD };
 }
 
-describe("components/providers/dlqRecovery: windowed drain state", () => {
+describe("provider/dlqRecovery: windowed drain state", () => {
   const emu = useEmulator();
 
   /**
@@ -156,7 +156,7 @@ describe("components/providers/dlqRecovery: windowed drain state", () => {
   });
 });
 
-describe("components/providers/dlqRecovery: one rate gate per account in the process", () => {
+describe("provider/dlqRecovery: one rate gate per account in the process", () => {
   const emu = useEmulator();
 
   it("two resources drained at once share the gate: the account's limit holds for both together", async () => {

@@ -6,8 +6,8 @@
 import { strict as assert } from "node:assert";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { RunningEmulator } from "../../../emulator";
-import { startEmulator } from "../../../emulator";
+import type { RunningEmulator } from "../../../../emulator";
+import { startEmulator } from "../../../../emulator";
 import {
   MAX_PROGRESS_LINES,
   Progress,
@@ -15,11 +15,11 @@ import {
   RunLogLines,
   count,
   openRunLog,
-} from "../../../provider/dlqRecovery/progress";
-import { DEFAULT_MAX_RECORDED_RUNS } from "../../../provider/dlqRecovery/inputs";
-import { DlqRecoveryController } from "../../../provider/dlqRecovery/controller";
-import { DlqRecoveryAdapter } from "../../../provider/dlqRecovery/adapter";
-import { TOKEN, dlqProvider, resumeRequests, tempDir } from "./helpers";
+} from "../../../../provider/dlqRecovery/progress";
+import { DEFAULT_MAX_RECORDED_RUNS } from "../../../../provider/dlqRecovery/inputs";
+import { DlqRecoveryController } from "../../../../provider/dlqRecovery/controller";
+import { DlqRecoveryAdapter } from "../../../../provider/dlqRecovery/adapter";
+import { TOKEN, dlqProvider, resumeRequests, tempDir } from "../helpers";
 
 /** Runs a simulated drain of `pages` pages, one every `pageMs`, and returns the lines printed. */
 function simulate(pages: number, pageMs: number): string[] {
@@ -37,7 +37,7 @@ function simulate(pages: number, pageMs: number): string[] {
   return lines;
 }
 
-describe("components/providers/dlqRecovery: quiet by default", function () {
+describe("provider/dlqRecovery: quiet by default", function () {
   this.timeout(60_000);
   let emulator: RunningEmulator;
   before(async () => {

@@ -1,9 +1,8 @@
 /**
- * Shared fixtures of the component (provider) unit tests: an in-process emulator per test on
+ * Shared fixtures of the provider's unit tests: an in-process emulator per test on
  * loopback, providers wired to an injected environment and stack config, a happy-path
  * DlqRecovery input factory, a temporary working folder, and secret scans.
  */
-import * as pulumi from "@pulumi/pulumi";
 import { strict as assert } from "node:assert";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -164,22 +163,6 @@ export function dlqProvider(
   return { provider: provider as unknown as TestDlqProvider, logs, cwd, shared };
 }
 
-/** Pulumi's mocks, each resource registered pushed onto `registered`, its inputs its state. */
-export function recordRegistrations(registered: pulumi.runtime.MockResourceArgs[]): void {
-  pulumi.runtime.setMocks(
-    {
-      newResource: (args) => {
-        registered.push(args);
-        return { id: `${args.name}-id`, state: args.inputs };
-      },
-      call: (args) => args.inputs,
-    },
-    "project",
-    "stack",
-    false,
-  );
-}
-
 const tempDirs: string[] = [];
 
 /** A new temporary folder, removed after the test run. */
@@ -239,6 +222,14 @@ export function drainAll(emu: RunningEmulator, patch: Partial<DlqRecoveryInputs>
     maxRecordedRuns: 1_000,
     ...patch,
   };
+}
+
+/**
+ * Inputs of the sequential drain (`concurrency: 1`, one cursor): the drain suites count its
+ * requests exactly, ceil(N/50). The windowed default is tested in dlqRecovery/windows.test.ts.
+ */
+export function sequential(emu: RunningEmulator, patch: Partial<DlqRecoveryInputs> = {}): DlqRecoveryInputs {
+  return drainAll(emu, { concurrency: 1, ...patch });
 }
 
 /** A rejected create/update: the message and the partial state the engine saves. */

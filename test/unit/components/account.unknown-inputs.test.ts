@@ -9,7 +9,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { Account, type AccountArgs } from "../../../components/Account";
 import { ACCOUNT_ARGUMENTS } from "../../../core/resources/account";
 import { ACCOUNT_OUTPUT_NAMES } from "../../../core/accountFields";
-import { PASSWORD, USERNAME, accountProvider, recordRegistrations } from "./helpers";
+import { PASSWORD, USERNAME, accountProvider } from "../provider/helpers";
+import { recordRegistrations } from "./mocks";
 
 const INPUTS = "its inputs are `accountApiUrl`, `username`, `password` and `allowInsecureHttp`.";
 const registered: pulumi.runtime.MockResourceArgs[] = [];

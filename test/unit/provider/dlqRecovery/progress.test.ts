@@ -1,5 +1,5 @@
 import { strict as assert } from "node:assert";
-import { Progress, dailyLow } from "../../../provider/dlqRecovery/progress";
+import { Progress, dailyLow } from "../../../../provider/dlqRecovery/progress";
 
 describe("DlqRecovery progress: the account's daily limit", () => {
   it("says how many daily requests are left once fewer than 10 % remain", () => {
