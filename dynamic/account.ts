@@ -32,7 +32,7 @@ export class DynamicAccountProvider implements pulumi.dynamic.ResourceProvider {
   update(id: string, olds: AccountOutputs, news: AccountInputs): Promise<pulumi.dynamic.UpdateResult> {
     return this.logic.update(id, olds, news);
   }
-  read(id: string, props?: AccountOutputs): Promise<pulumi.dynamic.ReadResult> {
+  read(id: string, props: AccountOutputs): Promise<pulumi.dynamic.ReadResult> {
     return this.logic.read(id, props);
   }
   delete(): Promise<void> {

@@ -109,7 +109,7 @@ describe("SDKs: Python and Go from the provider's schema", function () {
     assert.ok(outputs.length >= 29, `Account declares ${outputs.length} outputs`);
     for (const n of outputs) assert.ok(n in account, `Account output \`${n}\` is in the served schema`);
     const inputs = declaredProperties(
-      path.join(REPO_ROOT, "components", "dlqRecoveryArgs.ts"),
+      path.join(REPO_ROOT, "components", "DlqRecovery.ts"),
       "DlqRecoveryArgs",
     );
     const served = Object.keys(schema.resources["svc:index:DlqRecovery"].inputProperties);
