@@ -10,7 +10,7 @@ import { mulberry32 } from "../../../emulator/prng";
 import { RunIdMaker, type RunIdShape } from "../../../emulator/run-ids";
 import { DAY, DISTRIBUTIONS, FakeDlq, NOW, VirtualClock, prng } from "../../../bench/lib/windowSim";
 
-/** The allowance of the issue: ceil(N/50) + 4 up to 500 entries, 1.10 × ceil(N/50) + 24 above. */
+/** The request allowance: ceil(N/50) + 4 up to 500 entries, 1.10 × ceil(N/50) + 24 above. */
 const bound = (n: number): number => requestAllowance(n);
 
 /** A fake DLQ whose requests take 20–80 ms of virtual time, so completions interleave. */
@@ -404,9 +404,9 @@ describe("client/windowDrain (scheduler)", () => {
     });
 
     it("stays within the allowance on numbered run IDs (wfr_ + ten digits)", async () => {
-      // With the fan-out by hex digit (before issue 42), the pieces after `wfr_` + a to f came back
-      // empty and the fanned window found runs when it was sent again, a request the budget had
-      // not reserved: one over the allowance.
+      // No planner rule fans a window out by run-ID hex digit: on these run IDs the pieces after
+      // `wfr_` + a to f would come back empty and the fanned window would find runs when sent
+      // again, a request the budget does not reserve: one over the allowance.
       for (const [name, n] of [
         ["bursts3", 20_000],
         ["outage2h", 20_000],

@@ -1,6 +1,6 @@
 /**
- * A `windowState` saved by the drain before its planner was rewritten (commit ca8ca51, captured
- * in `test/fixtures/windowState-v1.json`) still continues: every entry the cut-off drain left is
+ * A `windowState` saved by an earlier planner (`test/fixtures/windowState-v1.json`, whose `about`
+ * says how it was made) still continues: every entry the cut-off drain left is
  * resumed exactly once, with no window overlap, within the request bound.
  */
 import { strict as assert } from "node:assert";

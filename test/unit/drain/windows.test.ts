@@ -187,7 +187,7 @@ describe("client/windows (planner)", () => {
       assert.equal(windowRoom({ runs: 0, shortfall: 50 * 9 }, 1), 0, "never negative");
     });
 
-    it("states the issue's allowance: ceil(N/50) + 4 up to 500 entries, 1.10 × ceil(N/50) + 24 above", () => {
+    it("states the request allowance: ceil(N/50) + 4 up to 500 entries, 1.10 × ceil(N/50) + 24 above", () => {
       const cases: [number, number][] = [
         [0, 5],
         [1, 5],

@@ -1,6 +1,6 @@
 /**
  * Existing stacks keep working: the states in `test/fixtures/state/` were written by the real
- * Pulumi CLI with the code of main before issue 21 (see `write-fixtures.ts` there). Each
+ * Pulumi CLI with 0.2 (see `write-fixtures.ts` there). Each
  * resource's stored state goes through today's providers, called as the engine calls them
  * (`diff`, `update`, `read` with the stored outputs as `olds` and the stored inputs as `news`),
  * against an emulator that holds what the service held when the state was written.
@@ -27,7 +27,7 @@ import {
   resumeRequests,
 } from "../provider/helpers";
 
-describe("state fixtures: stacks written before issue 21 keep working", function () {
+describe("state fixtures: stacks written by 0.2 keep working", function () {
   this.timeout(120_000);
   let emu: RunningEmulator;
   beforeEach(async () => {
@@ -66,8 +66,8 @@ describe("state fixtures: stacks written before issue 21 keep working", function
       const { provider } = dlqProvider({ config: stackConfig(emu) });
       const olds = r.outputs as never;
       const recorded = (r.outputs.resumedRuns as unknown[]).length;
-      // 0.1.0 kept up to 1,000 runs in state; today's default keeps 10 (issue 20): a state that
-      // holds more is trimmed once by the next up, which sends nothing.
+      // A state written by 0.1 may hold up to 1,000 runs; the default, since 0.2.0, keeps 10: a
+      // state that holds more is trimmed once by the next up, which sends nothing.
       const trim = recorded > 10;
       assert.equal((await provider.diff(r.id, olds, r.inputs as never)).changes, trim, "same inputs");
       const trimmed = (await provider.update(r.id, olds, r.inputs as never)).outs as unknown as Record<
@@ -107,7 +107,7 @@ describe("state fixtures: stacks written before issue 21 keep working", function
     );
   });
 
-  it("by-ids (no not-found outputs, written before issue 27): a new list skips the 120 IDs it resumed", async () => {
+  it("by-ids (written by 0.2, so no not-found outputs): a new list skips the 120 IDs it resumed", async () => {
     const r = stored("by-ids");
     const old = r.inputs.dlqIds as string[];
     const added = liveDlqIds(emu).slice(0, 5);
@@ -130,7 +130,7 @@ describe("state fixtures: stacks written before issue 21 keep working", function
     assert.equal(outs.notFoundCount, 0);
   });
 
-  it("cut-off (written before issue 27): changed filters say the rest of the old selection stays in the DLQ", async () => {
+  it("cut-off (written by 0.2): changed filters say the rest of the old selection stays in the DLQ", async () => {
     const r = stored("cut-off");
     const { provider, logs } = dlqProvider({ config: stackConfig(emu) });
     const news = { ...r.inputs, workflowUrl: "http://127.0.0.1/another-workflow" } as never;

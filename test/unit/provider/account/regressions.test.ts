@@ -1,7 +1,8 @@
 /**
- * Bugs found in the providers while writing the component unit tests, all fixed (commits 343b8cb
- * and 14d39c3). Each test states the behaviour expected now and fails if the bug comes back; its
- * comment says what the bug was. Nothing here is skipped.
+ * What a preview, an up and a refresh of an `Account` must agree on: a refresh reads the record
+ * with the password the resource was given, a preview sends no unknown value, and `check` refuses
+ * at preview each value `create` would refuse at up, with the same words. Each test's comment
+ * says the rule it holds. Nothing here is skipped.
  */
 import { strict as assert } from "node:assert";
 import { UNKNOWN } from "../../../../core/unknownValue";
@@ -15,14 +16,15 @@ import {
   useEmulator,
 } from "../helpers";
 
-describe("regressions: Account provider", () => {
+describe("regressions: the Account's logic", () => {
   const emu = useEmulator({ plan: "free" });
   captureConsole();
 
   it("read (refresh) works when the password was given as a resource input", async () => {
-    // The bug: account.ts read() rebuilt the inputs from props with accountApiUrl, username and
-    // allowInsecureHttp only; the password input was neither in the outputs nor passed on, so a
-    // refresh of an Account whose password was an input failed with "no `password` configured".
+    // `read` rebuilds the connection from the stored outputs: with no password in stack config or
+    // the environment, it authenticates with the record's own `password` (a secret output), so a
+    // refresh of an Account whose password is a resource input does not fail with "no `password`
+    // configured".
     const p = accountProvider();
     const created = await p.create({ accountApiUrl: emu().url, username: USERNAME, password: PASSWORD });
     const r = await p.read(created.id, created.outs);
@@ -30,9 +32,9 @@ describe("regressions: Account provider", () => {
   });
 
   it("diff during preview does not read the record with an unknown password", async () => {
-    // The bug: account.ts diff() compared only accountApiUrl/username/allowInsecureHttp before
-    // the live read; an unknown password (the preview sentinel) was sent as the Basic password,
-    // the service answered 401 and the preview failed.
+    // An input unknown at preview (here the password) makes `diff` report a change without
+    // reading the record: the unknown value is never sent as the Basic password (the service
+    // would answer 401 and fail the preview).
     const p = accountProvider();
     const created = await p.create({ accountApiUrl: emu().url, username: USERNAME, password: PASSWORD });
     const before = requests(emu()).length;
@@ -46,9 +48,9 @@ describe("regressions: Account provider", () => {
   });
 
   it("check refuses a username containing ':' (the client refuses it at up)", async () => {
-    // The bug: check() accepted any non-empty string, while SvcClient.getAccount throws
-    // SVC_INVALID_ARGUMENT "`username` must not contain ...": preview passed, up failed. The rule
-    // was then written three times with three wordings; now once (client/contract.ts).
+    // `check` applies the rule `SvcClient.getAccount` applies at up (SVC_INVALID_ARGUMENT
+    // "`username` must not contain ..."), written once (`usernameProblem` in client/contract.ts):
+    // a preview refuses what an up would, in the same words.
     const p = accountProvider();
     const news = { accountApiUrl: emu().url, username: "team:ops", password: PASSWORD };
     const created = await rejection(p.create(news));
@@ -70,7 +72,8 @@ describe("regressions: Account provider", () => {
   });
 
   it("check refuses plain http to a non-loopback host without allowInsecureHttp", async () => {
-    // The bug: check() accepted http://192.0.2.1, and create failed with SVC_INSECURE_TRANSPORT.
+    // `check` refuses at preview the plain-http URL that `create` refuses at up with
+    // SVC_INSECURE_TRANSPORT.
     const p = accountProvider();
     const news = { accountApiUrl: "http://192.0.2.1:8080", username: USERNAME, password: PASSWORD };
     assert.match((await rejection(p.create(news))).message, /SVC_INSECURE_TRANSPORT/);

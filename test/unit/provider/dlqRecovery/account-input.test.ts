@@ -1,6 +1,6 @@
 /**
  * `DlqRecovery`'s `account` input at the provider: its check, a change of `account` (a
- * connection setting: nothing is sent), a state written by the previous release (no diff), and
+ * connection setting: nothing is sent), a state written by 0.1.0 (no diff), and
  * a drain bound to an Account (paced by that Account's limit, no read of the stack's account).
  */
 import { strict as assert } from "node:assert";
@@ -164,7 +164,7 @@ describe("provider/dlqRecovery: the `account` input", () => {
     const { provider } = dlqProvider();
     const checked = await provider.check(olds, news);
     assert.equal(checked.failures, undefined);
-    // The new release computes the hash 0.1.0 stored.
+    // Today's hash of these inputs is the one 0.1.0 stored.
     assert.equal(specHash(news), olds.specHash);
     assert.equal((await provider.diff("dlqr-1", olds, checked.inputs ?? news)).changes, false);
   });

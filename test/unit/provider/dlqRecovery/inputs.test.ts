@@ -19,7 +19,7 @@ describe("DlqRecovery inputs and outputs: one declaration (existing stacks keep 
       sorted(SPEC_FIELDS),
       sorted([...SELECTION_FIELDS, "all", "flowControl", "retries", "triggers"]),
     );
-    // The hash 0.2.0 computed for these inputs (main before the table); `baseUrl` is not part of it.
+    // The hash 0.2.0 computed for these inputs; `baseUrl` is not part of it.
     const inputs = {
       workflowUrl: "http://127.0.0.1/w",
       fromDate: 1,
@@ -30,7 +30,7 @@ describe("DlqRecovery inputs and outputs: one declaration (existing stacks keep 
     assert.equal(specHash({ ...inputs, baseUrl: "x" }), "1d1ea1520b96dbf1");
   });
 
-  it("the inputs compared by diff without resuming are those of 0.2.0, and `maxRuns` (issue 27)", () => {
+  it("the inputs compared by diff without resuming are those of 0.2.0, and `maxRuns` (added in 0.3.0)", () => {
     assert.deepEqual(
       sorted(TUNING_FIELDS),
       sorted([
@@ -42,8 +42,8 @@ describe("DlqRecovery inputs and outputs: one declaration (existing stacks keep 
         "maxRecordedRuns",
         "runLogFile",
         "recoveryName",
-        // Issue 27: a changed cap sends nothing after a finished drain; a drain stopped at it
-        // continues once it is raised (the spec hash, and so every saved state, is unchanged).
+        // `maxRuns` (0.3.0): a changed cap sends nothing after a finished drain; a drain stopped at
+        // it continues once it is raised (the spec hash, and so every saved state, is unchanged).
         "maxRuns",
       ]),
     );
@@ -68,7 +68,7 @@ describe("DlqRecovery inputs and outputs: one declaration (existing stacks keep 
     for (const k of SELECTION_FIELDS) assert.equal(INPUT_ROLES[k], "selection", k);
   });
 
-  it("the outputs a drain computes are those of 0.2.0 and issues 27 and 28, the public ones first", () => {
+  it("the outputs a drain computes are those of 0.2.0 and those added in 0.3.0, the public ones first", () => {
     assert.deepEqual(RESULT_FIELDS.slice(0, DLQ_RECOVERY_RESULT_NAMES.length), DLQ_RECOVERY_RESULT_NAMES);
     assert.deepEqual(sorted(RESULT_FIELDS), [
       "ambiguousRequests",
@@ -76,7 +76,7 @@ describe("DlqRecovery inputs and outputs: one declaration (existing stacks keep 
       "cursor",
       "finishedAt",
       "lastError",
-      // Issue 27: IDs not in the DLQ, and a drain stopped at `maxRuns`.
+      // Added in 0.3.0: IDs not in the DLQ, and a drain stopped at `maxRuns`.
       "notFoundCount",
       "notFoundDlqIds",
       "overrideHeaders",
@@ -85,7 +85,7 @@ describe("DlqRecovery inputs and outputs: one declaration (existing stacks keep 
       "resumedCount",
       "resumedRuns",
       "resumedRunsTruncated",
-      // Issue 28: the start mark of the drain in its run log (runs no state recorded).
+      // Added in 0.3.0: the start mark of the drain in its run log (runs no state recorded).
       "runLogMark",
       "specHash",
       "startedAt",

@@ -1,19 +1,19 @@
 /**
- * Bugs found in the providers while writing the component unit tests, all fixed (commits 343b8cb
- * and 14d39c3). Each test states the behaviour expected now and fails if the bug comes back; its
- * comment says what the bug was. Nothing here is skipped.
+ * What a preview and an up of a `DlqRecovery` must agree on: `check` refuses at preview each value
+ * the client or the service would refuse at up (one wire grammar, `client/contract.ts`), and the
+ * outputs of an update hold the inputs as given, so the next `diff` is quiet. Each test's comment
+ * says the rule it holds. Nothing here is skipped.
  */
 import { strict as assert } from "node:assert";
 import { validateInputs } from "../../../../provider/dlqRecovery/inputs";
 import { TOKEN, dlqProvider, drainAll, happyDlq, rejection, resumeRequests, useEmulator } from "../helpers";
 
-describe("regressions: DlqRecovery provider", () => {
+describe("regressions: the DlqRecovery's logic", () => {
   const emu = useEmulator();
 
   it("check refuses a non-integer numeric flowControl.period (the client refuses it at up)", async () => {
-    // The bug: validateInputs accepted any finite positive number as period, while the client
-    // requires a positive integer, so create failed with SVC_INVALID_ARGUMENT
-    // "`flowControl.period` must be a positive integer; got 1.5".
+    // A numeric period is a positive integer (seconds) at preview as at up, where the client
+    // refuses 1.5 with SVC_INVALID_ARGUMENT "`flowControl.period` must be a positive integer".
     emu().seed(3);
     const { provider } = dlqProvider();
     const inputs = drainAll(emu(), { flowControl: { rate: 10, period: 1.5 } });
@@ -27,8 +27,8 @@ describe("regressions: DlqRecovery provider", () => {
   });
 
   it("check refuses a flowControl.key that cannot travel in a header (the client refuses it at up)", async () => {
-    // The bug: check required only a non-empty string, while the client requires printable
-    // ASCII without leading/trailing spaces, so create failed with SVC_INVALID_ARGUMENT.
+    // A key is visible ASCII with no spaces at preview as at up, where the client refuses any
+    // other with SVC_INVALID_ARGUMENT.
     emu().seed(3);
     const { provider } = dlqProvider();
     for (const key of ["clé-ü", " padded", "tab\tkey"]) {
@@ -45,9 +45,9 @@ describe("regressions: DlqRecovery provider", () => {
   });
 
   it('check refuses what the service refuses: a key with a space, periods "01s" and "10ms"', async () => {
-    // The bug: the grammar was written three times and had drifted: "orders recovery" passed
-    // check and the client (the emulator refused it at up with 400); "01s" passed the client and
-    // Workflow; "10ms" passed the client. One grammar now (client/contract.ts), checked at preview.
+    // One grammar (client/contract.ts) for check, the client and Workflow, checked at preview,
+    // agrees with the service's: a key with a space, a period with a leading zero or in ms are
+    // refused before anything is sent.
     emu().seed(3);
     const { provider } = dlqProvider();
     const cases: [Record<string, unknown>, string][] = [
@@ -70,7 +70,7 @@ describe("regressions: DlqRecovery provider", () => {
   });
 
   it("check refuses a plain-http baseUrl to a non-loopback host without allowInsecureHttp", async () => {
-    // The bug: check accepted it, and create failed with SVC_INSECURE_TRANSPORT.
+    // `check` refuses at preview the URL that `create` refuses at up with SVC_INSECURE_TRANSPORT.
     const { provider } = dlqProvider();
     const inputs = happyDlq("all", { baseUrl: "http://192.0.2.1:8080" });
     assert.match((await rejection(provider.create(inputs))).message, /SVC_INSECURE_TRANSPORT/);
@@ -79,9 +79,8 @@ describe("regressions: DlqRecovery provider", () => {
   });
 
   it("update drops a removed tuning input from the outputs (else diff reports a change forever)", async () => {
-    // The bug: dlqRecovery.ts update() returned `{ ...olds, ...publicInputs(news) }`, which kept
-    // olds' value of an input that news no longer had; diff then compared the stale value with
-    // undefined and reported a change on every up.
+    // `update`'s outputs hold the new inputs as given, none of the olds' inputs: an input kept
+    // from the olds after it was removed would differ from the news at every later `diff`.
     emu().seed(5);
     const { provider } = dlqProvider();
     const withTuning = drainAll(emu(), { maxRecordedRuns: 30, concurrency: 2 });

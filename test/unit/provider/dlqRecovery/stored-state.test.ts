@@ -1,6 +1,6 @@
 /**
- * The provider's stored window state (`dlqRecoveryState.ts`) mapped to and from the client's
- * `WindowDrainState`: a stored value of main before issue 21 reads as the same windows and
+ * The provider's stored window state (`storedState.ts`) mapped to and from the client's
+ * `WindowDrainState`: a stored value of a stack written by 0.2 reads as the same windows and
  * counters, a client state written back is the same JSON, and what is not the stored format is
  * refused with the field and the value.
  */
@@ -14,7 +14,7 @@ import {
 import { stored } from "../../../helpers/state-fixtures";
 
 describe("provider/dlqRecovery/storedState: the stored window state", () => {
-  it("the fixture's stored value (main before issue 21) reads as the client's state and writes back unchanged", () => {
+  it("the fixture's stored value (written by 0.2) reads as the client's state and writes back unchanged", () => {
     const value = stored("cut-off").outputs.windowState as Record<string, unknown>;
     const fields = ["shortfall", "runs", "version", "windows"];
     assert.deepEqual(Object.keys(value).sort(), fields.sort(), "the stored fields");
