@@ -12,9 +12,9 @@ import { SvcError } from "./errors";
 
 /**
  * undici's `Pool`, loaded on first use and from its own module. undici's index also loads `fetch`,
- * WebSocket, caches and their WebAssembly: 29 MB of RSS in every thread that loads it against
- * 15 MB for the pool alone, and a thread that never sends a request (the provider's own thread
- * when its drains run in the drain thread, a policy pack that reads no account) loads neither
+ * WebSocket, caches and their WebAssembly, about twice the RSS of the pool alone in every thread
+ * that loads it, and a thread that never sends a request (the provider's own thread when its
+ * drains run in the drain thread, a policy pack that reads no account) loads neither
  * (docs/benchmarks.md section 7). undici 8 has no `exports` map; the module is the one its index
  * re-exports as `Pool` (a test checks they are the same class); should a later undici move it,
  * the index's `Pool` is used.
@@ -70,7 +70,7 @@ export function isLoopbackHost(hostname: string): boolean {
  * checks at preview (`checkUrl` in `core/inputChecks.ts`) and by {@link resolveEndpoint}: a URL,
  * http or https, no user info, no query or fragment. The problem never echoes the value, which
  * may carry a credential even when malformed; only its scheme. (A workflow's own `url` carries
- * no credential and has a rule of its own, `workflowUrlProblem` in `components/Workflow.ts`.)
+ * no credential and has a rule of its own, `workflowUrlProblem` in `core/resources/workflow.ts`.)
  *
  * @param value - the URL as given
  * @param field - the input's name, for the message
@@ -332,10 +332,10 @@ export class Transport {
 /**
  * Sends one request through `dispatcher` and reads the whole response, with undici's handler
  * interface rather than `request()`: `request()` wraps every response body in a Node stream whose
- * bookkeeping outlives a young-generation collection, which over a long drain made V8 grow its
- * young generation to the maximum (a 600,000-entry bare loop: 237 MB peak RSS with `request()` and
- * `body.text()`, 106 MB with a handler). Rejects with the undici error, a too-large body, or
- * {@link DeadlineExceeded} after `deadlineMs` (the request is aborted then).
+ * bookkeeping outlives a young-generation collection, so over a long drain V8 grows its young
+ * generation to the maximum (docs/benchmarks.md section 7 has the peak RSS of each). Rejects
+ * with the undici error, a too-large body, or {@link DeadlineExceeded} after `deadlineMs` (the
+ * request is aborted then).
  */
 function collect(
   dispatcher: Dispatcher,

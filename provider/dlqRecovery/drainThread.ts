@@ -2,10 +2,11 @@
  * The drain thread: one worker thread of the provider process in which its drains run, both ends
  * of it (the provider's side, {@link DrainThread}, and the worker's, at the bottom of this file).
  *
- * Why a thread: the dynamic-provider process loads the Pulumi SDK, and V8 sizes a heap's young
- * generation by what survived its collections since it last grew, counting the SDK's start-up;
- * a drain's steady allocation then doubles it and nothing shrinks it while the drain runs
- * (docs/benchmarks.md section 7). A worker has a heap of its own, without the SDK, whose young
+ * Why a thread: a provider process loads the Pulumi SDK (the svc provider its protocol stubs, a
+ * 0.2 stack's dynamic provider all of it), and V8 sizes a heap's young generation by what
+ * survived its collections since it last grew, counting the SDK's start-up; a drain's steady
+ * allocation then doubles it and nothing shrinks it while the drain runs (docs/benchmarks.md
+ * section 7). A worker has a heap of its own, without the SDK, whose young
  * generation the product may cap ({@link DRAIN_THREAD_YOUNG_MB}: `resourceLimits`, an API, not a
  * Node flag). Every drain of the process runs in the one thread, so the account's rate gate is
  * still shared by the drains of that account.
@@ -28,9 +29,8 @@ import { ResourceInitError } from "../resource";
 
 /**
  * Young generation of the drain thread, MB: a drain keeps little alive from page to page, so a
- * small one costs no speed (1,000,000 entries under the CLI: `pulumi up` 22 to 25 s with 8 or 2)
- * and keeps the provider's peak RSS away from 200 MB (180.4 to 185.1 MB in 9 runs with 2;
- * 184.0 to 208.4 MB with 8; docs/benchmarks.md section 7).
+ * small one costs no speed and keeps the provider's peak RSS away from 200 MB (docs/benchmarks.md
+ * section 7 has the figures with 2 and with 8).
  */
 export const DRAIN_THREAD_YOUNG_MB = 2;
 
@@ -150,7 +150,7 @@ function workerEntry(): [string, { eval?: boolean; workerData: unknown }] {
 /**
  * The worker's side: runs each job it is sent with deps that talk to the provider's side. An
  * error nothing caught is printed with every running drain's lines and the thread goes on, as
- * the dynamic-provider server does in the provider's thread.
+ * a 0.2 stack's dynamic-provider server does in its own thread.
  */
 function serveDrains(port: NonNullable<typeof parentPort>): void {
   const running = new Map<number, { resolve: (alive: boolean) => void; reject: (e: Error) => void }>();
