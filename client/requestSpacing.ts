@@ -2,7 +2,7 @@
  * Request spacing: a token bucket of size one, i.e. consecutive request starts are at least
  * `1000 / maxRequestsPerSecond` ms apart. Slots are reserved synchronously, so concurrent
  * callers get distinct, ordered slots. One drain's own cap (`maxRequestsPerSecond`); the
- * account's shared limit is the rate gate's (`rateGate.ts`).
+ * account's shared limit is the rate gate's (`drain/rateGate.ts`).
  *
  * @packageDocumentation
  */

@@ -3,8 +3,9 @@
  * `@pulumi/pulumi`'s dynamic-provider server (`cmd/dynamic-provider/index.js`) beyond the
  * `ResourceProvider` interface: every such assumption is here, and nowhere else.
  *
- * Checked against `@pulumi/pulumi` {@link PULUMI_CHECKED_VERSION}; `engineProtocol.test.ts` reads
- * the installed server and fails when one of these changes:
+ * Checked against `@pulumi/pulumi` {@link PULUMI_CHECKED_VERSION}; its test
+ * (`test/unit/dynamic/engine-protocol.test.ts`) reads the installed server and fails when one of
+ * these changes:
  *
  * 1. **Process arguments.** The server is started as `node …/cmd/dynamic-provider/index.js
  *    <engine host:port> …` (`main(process.argv.slice(2))`): the engine's address is the first

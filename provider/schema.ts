@@ -1,7 +1,8 @@
 /**
  * The svc provider's Pulumi package schema, generated from the declarations at run time: the
  * `Account` outputs from the account record's one table (`client/accountRecord.ts`), its inputs
- * and the provider's config variables from the settings' one list (`core/connection.ts`).
+ * and the provider's config variables from the settings' one list (`core/connection.ts`), and
+ * the other resources' tables from their folders (`dlqRecovery/schema.ts`, `workflow/schema.ts`).
  *
  * @packageDocumentation
  */

@@ -1,11 +1,14 @@
 /**
- * The `Account` provider: reads `GET {accountApiUrl}/v2/svc/user` (spec 4.2).
+ * The Account's logic (`AccountController`), served by the svc provider through `adapter.ts` and
+ * to a stack written by 0.2 through `dynamic/account.ts`: it reads
+ * `GET {accountApiUrl}/v2/svc/user` (spec 4.2).
  *
  * When the record is read:
  * - `check` (every preview and up) validates inputs and that the URL and credentials are
  *   configured somewhere. Of an existing Account it also reads the live record (for `diff`): a
  *   refusal (401, 403, a wrong URL) is reported there as a check failure, printed once and
- *   without a stack trace (the dynamic-provider server prints one for an error thrown by `diff`).
+ *   without a stack trace (a 0.2 stack's dynamic-provider server prints one for an error thrown by
+ *   `diff`).
  *   A new Account's record is read by the preview of `create` instead ({@link AccountController.previewOutputs}).
  * - `diff` (every preview and up of an existing Account) compares the record `check` read with
  *   the stack's outputs and reports a change when any field differs (for instance a plan
@@ -19,6 +22,8 @@
  *   outputs `read` replaced (kept for that call), so a plan upgrade shows as an update in
  *   `pulumi refresh`, not as "unchanged".
  * - `delete` leaves the service untouched (the account is not managed, only read).
+ *
+ * @packageDocumentation
  */
 import "../../client/requireNode"; // first: one clear error on a Node.js older than 22.19
 import type * as pulumi from "@pulumi/pulumi";

@@ -1,5 +1,7 @@
 /**
- * The `DlqRecovery` provider: resumes failed workflow runs from the DLQ with
+ * The DlqRecovery's logic (`DlqRecoveryController`), served by the svc provider through
+ * `adapter.ts` and to a stack written by 0.2 through `dynamic/dlqRecovery.ts`: it resumes failed
+ * workflow runs from the DLQ with
  * `POST {baseUrl}/v2/workflows/dlq/resume` (spec 4.1), at most 50 runs a request.
  *
  * - `check` validates every input and that a URL and token are configured (preview
@@ -8,10 +10,10 @@
  *   next up resumes again; a new `dlqIds` list skips the IDs this resource already resumed),
  *   when `baseUrl`, `account` or a tuning input changed (the next up sends nothing), or when the
  *   last drain did not finish (the next up continues it, unless it stopped at a `maxRuns` the
- *   inputs keep); what the next up will do is printed (`dlqRecoveryChange.ts`). A new
+ *   inputs keep); what the next up will do is printed (`change.ts`). A new
  *   `token` alone is no change: it is used by the next drain and never stored in outputs; nor
  *   are new `accountLimits` (the bound Account's pacing limits, copied by the component).
- * - `create` drains through `SvcClient`: with filters (or `all`) in parallel failure-time
+ * - `create` drains through `DrainClient`: with filters (or `all`) in parallel failure-time
  *   windows (`drainWindows`; `concurrency: 1` follows one cursor, ceil(N/50) requests for N
  *   entries); with `dlqIds` in batches of at most 50 (`resumeByIds`). Every request passes the
  *   account's rate gate, one per account in the process, so all the DlqRecovery resources of an
@@ -28,8 +30,10 @@
  * A fatal error mid-drain rejects with the partial state (runs resumed so far, the open
  * windows and their cursors), which the engine saves; the next `up` continues where it stopped.
  *
- * The inputs and their checks are in `dlqRecoveryInputs.ts`, progress lines and the run log in
- * `dlqRecoveryProgress.ts`, the drain itself (requests, records, outputs) in `dlqRecoveryRun.ts`.
+ * The inputs and their checks are in `inputs.ts`, progress lines and the run log in
+ * `progress.ts`, the drain itself (requests, records, outputs) in `run.ts`.
+ *
+ * @packageDocumentation
  */
 import "../../client/requireNode"; // first: one clear error on a Node.js older than 22.19
 import * as crypto from "node:crypto";
@@ -162,7 +166,8 @@ export class DlqRecoveryController {
     }
     const recorded = olds.resumedRuns?.length ?? 0;
     if (recorded > maxRecordedOf(news)) {
-      // State written before the smaller default: the next up trims it, sending nothing.
+      // A state that keeps more runs than the cap (a lowered `maxRecordedRuns`, or a state written
+      // by 0.1, which kept up to 1,000): the next up trims it, sending nothing.
       this.deps.log(
         `${recoveryLabel(news)}: the state keeps ${recorded} resumed runs, more than \`maxRecordedRuns\` ` +
           `(${maxRecordedOf(news)}); the next up trims it and sends nothing (every run stays in the run log).`,

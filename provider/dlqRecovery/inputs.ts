@@ -1,8 +1,9 @@
 /**
- * The inputs and outputs of the `DlqRecovery` provider, and their schema: which inputs decide
- * what is resumed (their hash tells a continuation from a new drain), and the check of every
- * input. The grammar of the selection and the overrides is the client's wire contract
- * (`client/contract.ts`); this module adds only the rules of the resource itself.
+ * The inputs and outputs of a `DlqRecovery` as its logic takes and returns them, the role of each
+ * input ({@link INPUT_ROLES}: which inputs decide what is resumed; their hash tells a continuation
+ * from a new drain), and the check of every input. The grammar of the selection and the
+ * overrides is the client's wire contract (`client/contract.ts`); this module adds only the rules
+ * of the resource itself.
  *
  * @packageDocumentation
  */
@@ -144,7 +145,7 @@ export interface DlqRecoveryDrainState {
   /** Hash of the inputs in {@link SPEC_FIELDS}, to tell a continuation from a new drain. */
   specHash: string;
   /**
-   * The start mark of the drain that wrote these outputs in its run log (`dlqRecoveryProgress.ts`):
+   * The start mark of the drain that wrote these outputs in its run log (`progress.ts`):
    * a later drain that finds a mark of another drain knows that drain's runs reached no state.
    */
   runLogMark?: string;
@@ -239,7 +240,7 @@ const ISO_DATE = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?
 /**
  * Why a timestamp given as a string is refused, with its value in unix milliseconds when the
  * string reads as one: an ISO 8601 date (UTC when it names no zone) or digits. A YAML program's
- * date is a string (the schema takes one for this message: `provider/dlqRecoverySchema.ts`).
+ * date is a string (the schema takes one for this message: `schema.ts`).
  */
 function stringTimestampReason(k: string, v: string): string {
   const s = v.trim();

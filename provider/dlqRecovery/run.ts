@@ -1,7 +1,7 @@
 // size: DrainRun is one drain's bookkeeping (counts, recorded runs, run log, progress, engine check) on shared private fields, with the end-of-drain messages it alone writes; inputs, state and change handling are already files of their own
 /**
- * One drain of a `DlqRecovery` resource, once its connection is set up (`dlqRecovery.ts`): it
- * sends the requests through `SvcClient` (windows for filters and `all`, batches for `dlqIds`),
+ * One drain of a `DlqRecovery` resource, once its connection is set up (`controller.ts`): it
+ * sends the requests through `DrainClient` (windows for filters and `all`, batches for `dlqIds`),
  * records the runs (state, run log, progress lines, engine check), and builds the outputs: the
  * complete ones, or the partial state a cut-off drain continues from.
  */
@@ -371,7 +371,7 @@ export class DrainRun {
 
 /**
  * Where a cut-off filter drain continues: its stored windows (the provider's format,
- * `dlqRecoveryState.ts`, read as the client's state), else (state of an older version, or a
+ * `storedState.ts`, read as the client's state), else (state of an older version, or a
  * sequential drain) its cursor. A saved state that is not valid is dropped and the drain starts
  * over, which resumes nothing twice: resumed entries have left the DLQ.
  */

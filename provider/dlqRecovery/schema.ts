@@ -2,7 +2,7 @@
  * The schema of `svc:index:DlqRecovery`: its inputs keyed by the one declaration of the
  * arguments (`DlqRecoveryArgs`, through the provider's `INPUT_ROLES`), its outputs by the results
  * (`DlqRecoveryResults`); the compiler refuses a table that misses a name or adds one, and
- * `test/unit/provider/dlqRecoverySchema.test.ts` checks the rest against the declarations.
+ * `test/unit/provider/schema.test.ts` checks the rest against the declarations.
  * Inputs the TypeScript component adds for its provider (`accountLimits`, `recoveryName`) are
  * not in the schema: the svc provider takes the name from the URN.
  *
@@ -27,7 +27,7 @@ const MS = "unix milliseconds";
 /**
  * A date input: unix milliseconds, an integer. The schema takes a string too, so that a YAML
  * program's date (a string) reaches the provider's check, which refuses it naming its value in
- * milliseconds (`dlqRecoveryInputs.ts`): with `integer` alone, pulumi-yaml's type check refuses it
+ * milliseconds (`inputs.ts`): with `integer` alone, pulumi-yaml's type check refuses it
  * first, "Cannot assign type 'string' to type 'integer'", with no word of the unit. The cost: the
  * Python SDK types it `Union[int, str]`, the Go SDK `pulumi.Input`. Outputs stay `integer`.
  */

@@ -1,10 +1,10 @@
 /**
- * `svc:index:DlqRecovery` as the svc provider serves it (provider/dlqRecovery.ts), against the
- * real emulator over loopback, its drains in the drain thread as in the provider the CLI loads:
- * the engine's `Cancel` and a `customTimeouts` stop a running drain with its state saved (the
- * protocol's init-failed error), the next update continues it, each entry once; a `Cancel` with
- * nothing running changes nothing; the lines go to the engine with the resource's URN; the token
- * is a secret input and never an output.
+ * `svc:index:DlqRecovery` as the svc provider serves it (provider/dlqRecovery/adapter.ts), against
+ * the real emulator over loopback, its drains in the drain thread as in the provider the CLI
+ * loads: the engine's `Cancel` and a `customTimeouts` stop a running drain with its state saved
+ * (the protocol's init-failed error), the next update continues it, each entry once; a `Cancel`
+ * with nothing running changes nothing; the lines go to the engine with the resource's URN; the
+ * token is a secret input and never an output.
  */
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";

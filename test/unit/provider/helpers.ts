@@ -1,7 +1,7 @@
 /**
  * Shared fixtures of the provider's unit tests: an in-process emulator per test on
- * loopback, providers wired to an injected environment and stack config, a happy-path
- * DlqRecovery input factory, a temporary working folder, and secret scans.
+ * loopback, the resources' controllers (their logic) wired to an injected environment and stack
+ * config, a happy-path DlqRecovery input factory, a temporary working folder, and secret scans.
  */
 import { strict as assert } from "node:assert";
 import * as fs from "node:fs";
@@ -98,7 +98,7 @@ export function configOf(map: Record<string, string | undefined> = {}): StackCon
 }
 
 /**
- * The providers' methods with the results the tests rely on made non-optional (the Pulumi
+ * The controllers' methods with the results the tests rely on made non-optional (the Pulumi
  * result types have optional `outs`/`props`; a missing one fails the test's next assertion).
  */
 export type TestAccountProvider = Omit<AccountController, "create" | "update" | "read"> & {
@@ -116,7 +116,7 @@ export type TestDlqProvider = Omit<DlqRecoveryController, "create" | "update" | 
   read(id: string, props: DlqRecoveryOutputs): Promise<{ id: string; props: DlqRecoveryOutputs }>;
 };
 
-/** An Account provider with only the given environment and stack config (never `process.env`). */
+/** An `AccountController` with only the given environment and stack config (never `process.env`). */
 export function accountProvider(
   env: Record<string, string> = {},
   config: Record<string, string> = {},
@@ -124,7 +124,7 @@ export function accountProvider(
   return new AccountController({ ...env }, configOf(config)) as unknown as TestAccountProvider;
 }
 
-/** A DlqRecovery provider with injected environment, config, clock and log, and what it logged. */
+/** A `DlqRecoveryController` with injected environment, config, clock and log, and what it logged. */
 export interface DlqHarness {
   provider: TestDlqProvider;
   logs: string[];
@@ -134,7 +134,7 @@ export interface DlqHarness {
 }
 
 /**
- * Builds a DlqRecovery provider whose run logs go to a fresh temporary folder.
+ * Builds a `DlqRecoveryController` whose run logs go to a fresh temporary folder.
  * The clock advances one second per call, so every progress line is printed.
  */
 export function dlqProvider(
@@ -142,7 +142,7 @@ export function dlqProvider(
     env?: Record<string, string>;
     config?: Record<string, string>;
     cwd?: string;
-    /** Another harness's, for providers of one process; else a new one. */
+    /** Another harness's, for controllers of one process; else a new one. */
     shared?: ProviderProcess;
   } = {},
 ): DlqHarness {
@@ -167,7 +167,7 @@ const tempDirs: string[] = [];
 
 /** A new temporary folder, removed after the test run. */
 export function tempDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-components-"));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-unit-provider-"));
   tempDirs.push(dir);
   return dir;
 }
@@ -250,7 +250,7 @@ export async function partialRejection(p: Promise<unknown>): Promise<PartialReje
 /**
  * Makes the client's retry jitter zero for each test of the enclosing `describe`.
  *
- * The providers build their `SvcClient` with the default retry policy (up to 5 retries,
+ * The controllers' drains build their client with the default retry policy (up to 5 retries,
  * full-jitter backoff of up to 200·2^n ms) and offer no way to pass a policy or a random
  * source; the client reads `Math.random` when it is constructed, so stubbing it keeps retry
  * tests instant. The emulator's own randomness (IDs, fault streams with a seed) does not

@@ -2,7 +2,7 @@
  * docs/reference.md against the declarations it describes: every setting with its input, stack
  * config key and environment variable (`core/connection.ts`), every `Account` output of the
  * record's one table (`client/accountRecord.ts`), every `DlqRecovery` input a program sets and
- * every result it outputs (`components/dlqRecoveryArgs.ts`, `INPUT_ROLES`), every `Workflow`
+ * every result it outputs (`core/resources/dlqRecovery.ts`, `INPUT_ROLES`), every `Workflow`
  * argument. A name added to a declaration and not to the reference fails here.
  */
 import * as assert from "node:assert/strict";

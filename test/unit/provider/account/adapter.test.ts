@@ -1,8 +1,9 @@
 /**
- * The adapter of `svc:index:Account` (`provider/account.ts`): a read with no properties (`pulumi
- * import`, a program's `get`) reads the record with the provider's configuration, and refuses an
- * ID that is not the record's, saying which ID the credentials read; the preview of a new Account
- * reads its record, so its outputs (limits, `accountId`) are known at the first preview.
+ * The adapter of `svc:index:Account` (`provider/account/adapter.ts`): a read with no properties
+ * (`pulumi import`, a program's `get`) reads the record with the provider's configuration, and
+ * refuses an ID that is not the record's, saying which ID the credentials read; the preview of a
+ * new Account reads its record, so its outputs (limits, `accountId`) are known at the first
+ * preview.
  */
 import * as assert from "node:assert/strict";
 import { startEmulator, type RunningEmulator } from "../../../../emulator";

@@ -1,5 +1,5 @@
 /**
- * What `diff` says the next up does after the last drain (`dlqRecoveryChange.ts`): the IDs a new
+ * What `diff` says the next up does after the last drain (`change.ts`): the IDs a new
  * `dlqIds` list skips, and the line for a drain cut off, stopped at `maxRuns`, or changed, with
  * inputs not known yet at preview too.
  */

@@ -1,6 +1,6 @@
 /**
- * `svc:index:Workflow` of the svc provider (`provider/workflow.ts`): the same outputs as the
- * TypeScript `Workflow` (built under Pulumi's mocks beside it) for the same inputs, the same
+ * `svc:index:Workflow` of the svc provider (`provider/workflow/component.ts`): the same outputs as
+ * the TypeScript `Workflow` (built under Pulumi's mocks beside it) for the same inputs, the same
  * message for bad inputs, unknown values during preview, and secrets that stay secrets.
  */
 import * as assert from "node:assert/strict";
