@@ -143,7 +143,9 @@ function workerEntry(): [string, { eval?: boolean; workerData: unknown }] {
   const data = { svcDrainThread: true };
   if (sea.isSea()) return [sea.getAsset(DRAIN_THREAD_ASSET, "utf8"), { eval: true, workerData: data }];
   if (path.extname(__filename) !== ".ts") return [__filename, { workerData: data }];
-  const code = `require("ts-node/register/transpile-only"); require(${JSON.stringify(__filename)});`;
+  // Resolved here, beside this module: an eval'd worker resolves from the working folder.
+  const tsNode = require.resolve("ts-node/register/transpile-only");
+  const code = `require(${JSON.stringify(tsNode)}); require(${JSON.stringify(__filename)});`;
   return [code, { eval: true, workerData: data }];
 }
 

@@ -75,10 +75,14 @@ function startProvider(engine: string, record: string): { child: ChildProcess; p
       engine,
     ],
     {
-      // In the repository, as in development: the drain thread of the TypeScript sources loads
-      // ts-node from the working folder.
-      cwd: REPO_ROOT,
-      env: { ...process.env, SVC_MODULE_RECORD: record },
+      // Outside the repository, as the engine starts a plugin in the program's folder (ts-node
+      // told where the sources' tsconfig is, which it looks for from the working folder).
+      cwd: path.dirname(record),
+      env: {
+        ...process.env,
+        SVC_MODULE_RECORD: record,
+        TS_NODE_PROJECT: path.join(REPO_ROOT, "tsconfig.json"),
+      },
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
