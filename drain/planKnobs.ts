@@ -30,6 +30,8 @@ export const MAX_SAVED_WINDOWS = 64;
 
 /** Requests waiting at the gate from which no window is opened, at 100 a second (faster rates and long round trips scale it: `gateBacklog` in inFlight.ts): idle gate under jitter against empty requests; every spread row. */
 export const GATE_BACKLOG = 2;
+/** Windows in flight a drain's rate and shortest round trip need beyond which it opens the windows it lacks within a round trip, splits pieces open below evenly, and probes no spread failures (`WindowPlan.wide`): those rules against section 9's rows, which need 7 (16 leaves room for drains sharing a gate, whose every round trip includes a wait); the rate rows (section 10). */
+export const WIDE_WINDOWS = 16;
 /** Windows in flight that 100 a second at 50 ms need, which the other constants were tuned at; a drain that needs more pays fewer than PAY_PAGES pages a window and measures the gate's backlog against the round trip: the rate rows (100/s at 150 and 300 ms, 500/s). */
 export const BASE_WINDOWS = 8;
 

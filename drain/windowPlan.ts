@@ -65,6 +65,11 @@
  *   entries), unless a split it descends from had a piece come back empty above one that came
  *   back full: the entries left are clustered, not spread, so the guess says nothing of where they
  *   lie, and the window is halved at its middle (one empty piece a halving, not one per quarter).
+ * - A drain whose rate and round trip need more than {@link WIDE_WINDOWS} windows in flight, once
+ *   the density is known (spread failures), opens the windows it lacks within a round trip: each
+ *   answer splits off its share of them, each piece expected to hold its share of the entries left
+ *   ({@link WindowPlan.pieces}); a piece open below is split evenly over as far back again as it
+ *   ends ({@link splitOpenBelowEven}), and no window is probed.
  * - Windows are pairwise disjoint and cover what is left of the selection, so requests in flight
  *   never select the same entry, and a window split between its pages loses nothing.
  *
@@ -83,6 +88,7 @@ import {
   PIECE_PAGES,
   TAIL_SPLIT_RUNS,
   TAIL_WINDOWS,
+  WIDE_WINDOWS,
   DRAINED_MAX,
   DRAINED_MIN,
   DENSITY_SAMPLE,
@@ -94,6 +100,7 @@ import {
   effectiveRange,
   rootWindow,
   splitOpenBelow,
+  splitOpenBelowEven,
   splitWindowInto,
   windowRoom,
   type WindowBudget,
@@ -435,7 +442,7 @@ export class WindowPlan {
     // Once a window came back empty, the failures are clustered (the piece holding the cluster
     // is narrowed) or running out: a new piece holds little, so splits halve.
     const halve = this.sawEmptyWindow;
-    if (this.longerRunning(w, at.now)) return 0;
+    if (this.longerRunning(w, at)) return 0;
     const room = windowRoom(this, this.open.length, this.budget(at), true);
     // A window that is no piece (the selection, or a saved window) and open below: its ladder.
     const first = w.window.from === undefined && !w.piece;
@@ -456,20 +463,83 @@ export class WindowPlan {
     const paying = tail
       ? Math.max(2, this.payingPieces(w, at.now))
       : Math.min(this.paying(at), this.payingPieces(w, at.now));
-    return Math.min(1 + idle, 1 + missing, 1 + room, most, paying);
+    const ramp = narrow ? 0 : this.rampPieces(w, at, sent);
+    return Math.min(1 + idle, 1 + missing, 1 + room, paying, Math.max(most, ramp));
+  }
+
+  /**
+   * Whether the account's rate and the shortest round trip measured need more than
+   * {@link WIDE_WINDOWS} windows in flight. Not the recent round trip: a wait at a busy gate
+   * lengthens it, and is no latency to keep requests in flight for; drains that share a gate wait
+   * at it on every request, hence the margin over {@link BASE_WINDOWS}.
+   */
+  private wide(at: PlanContext): boolean {
+    return this.latencyNeeds(at) > WIDE_WINDOWS;
+  }
+
+  /** The windows the account's rate and the shortest round trip measured need in flight. */
+  private latencyNeeds(at: PlanContext): number {
+    const roundTripMs = at.shortestRoundTripMs ?? at.roundTripMs;
+    return targetWindows(this.settings.concurrency, { ratePerSecond: at.ratePerSecond, roundTripMs });
+  }
+
+  /**
+   * Whether the drain is {@link wide} and knows the density (spread failures): its windows are
+   * split to as many as the gate needs, each holding its share of what is left
+   * ({@link rampPieces}), open below evenly, and never probed.
+   */
+  private wideSpread(at: PlanContext): boolean {
+    return this.wide(at) && this.density() !== undefined;
+  }
+
+  /**
+   * Pieces of `w` in a drain that is {@link wideSpread}, 0 in any other: the windows missing
+   * shared among those sent (each answer splits off its share, so the windows the gate needs are
+   * open within a round trip, not after one halving a round trip each), and no more than `w` is
+   * expected to fill with its share of the entries left, the entries the open windows are
+   * expected to hold over the windows needed (at least a page a piece): pieces of that size end
+   * together, where smaller ones would end early, each on a page that is not full, and spend the
+   * allowance the tail needs.
+   */
+  private rampPieces(w: PlannedWindow, at: PlanContext, sent: number): number {
+    if (!this.wideSpread(at)) return 0;
+    const need = this.latencyNeeds(at);
+    const share = 1 + Math.ceil((need - sent) / Math.max(1, sent));
+    return Math.min(share, this.fairPieces(w, at, need));
+  }
+
+  /**
+   * Pieces of `w` each expected to hold the share of one window of the entries left, when the
+   * drain needs `need` windows (at least a page each); unlimited up to 500 runs.
+   */
+  private fairPieces(w: PlannedWindow, at: PlanContext, need: number): number {
+    const rho = this.density();
+    if (rho === undefined || this.runs <= SMALL_DRAIN_RUNS) return Infinity;
+    const open = this.open.filter((o) => !o.held);
+    const left = open.reduce((sum, o) => sum + this.expected(o, rho, at.now), 0);
+    const pages = Math.max(1, left / (MAX_RUNS_PER_REQUEST * need));
+    return Math.floor(this.payingPieces(w, at.now) / pages);
   }
 
   /**
    * Whether another window sent ran more full pages than `w` and may be split: the longest-running
    * window is split first. One that the density says holds under two pages is not split, so it
    * does not hold back a window with a lower bound; a window open below (where its failures start,
-   * and so what it holds, is a guess) still waits for every longer-running one.
+   * and so what it holds, is a guess) still waits for every longer-running one. In a drain that is
+   * {@link wideSpread}, one that holds under two shares of the entries left ({@link fairPieces})
+   * is not split either, and holds back no window.
    */
-  private longerRunning(w: PlannedWindow, now: number): boolean {
+  private longerRunning(w: PlannedWindow, at: PlanContext): boolean {
     const known = w.window.from !== undefined;
+    const need = this.latencyNeeds(at);
+    const fair = this.wideSpread(at);
     return this.open.some(
       (o) =>
-        o !== w && !o.atomic && !o.held && o.pages > w.pages && (!known || this.payingPieces(o, now) >= 2),
+        o !== w &&
+        !o.atomic &&
+        !o.held &&
+        o.pages > w.pages &&
+        (fair ? this.fairPieces(o, at, need) >= 2 : !known || this.payingPieces(o, at.now) >= 2),
     );
   }
 
@@ -652,7 +722,10 @@ export class WindowPlan {
     const k = this.pieces(w, at, narrow);
     if (k < 2) return undefined;
     const clustered = !narrow && clusteredIn(w.group);
-    const probe = clustered && w.fullProbes < DENSE_AFTER;
+    // Spread failures of a known density are no cluster to probe in a drain that needs many
+    // windows: a probe and its held rest would take a round trip each, one window at a time.
+    const spread = this.wideSpread(at);
+    const probe = clustered && w.fullProbes < DENSE_AFTER && !spread;
     // A window followed for several pages has resumed its oldest failures: about half of it, if
     // as much is left as it has resumed (the median guess when nothing else is known), more when
     // the density says so; so has the oldest piece of such a window, once it was followed too.
@@ -666,10 +739,12 @@ export class WindowPlan {
         : (w.pages >= 2 || below) && !this.clusteredBelow(w)
           ? this.drainedShare(w, at.now)
           : 0;
-    // Where failures start is not known (no `fromDate`): pieces narrow at the recent end.
+    // Where failures start is not known (no `fromDate`): pieces narrow at the recent end; for spread
+    // failures of a known density, a piece open below is split evenly (`splitOpenBelowEven`).
+    const even = spread ? splitOpenBelowEven(w.window, k, at.now, this.settings.horizonMs) : undefined;
     const ladder =
       !probe && w.window.from === undefined
-        ? splitOpenBelow(w.window, k, at.now, this.settings.horizonMs)
+        ? (even ?? splitOpenBelow(w.window, k, at.now, this.settings.horizonMs))
         : undefined;
     const windows =
       ladder ?? splitWindowInto(w.window, probe ? 2 : k, at.now, this.settings.horizonMs, drained);

@@ -163,9 +163,10 @@ describe("drain/inFlight: requests in flight follow the rate and the round trip"
     assert.equal(dlq.duplicates, 0);
     assert.equal(dlq.overlaps, 0);
     assert.equal(a.limit.limited, 0);
-    // About 85: the round trip the drain measures varies with the jitter and the gate's wait.
+    // About 85 and more: the round trip the drain measures varies with the jitter and the gate's
+    // wait, which grows while the windows the gate needs open within a round trip.
     assert.ok(
-      res.maxInFlight > 32 && res.maxInFlight <= inFlightFor(500, 180),
+      res.maxInFlight > 32 && res.maxInFlight <= inFlightFor(500, 200),
       `${res.maxInFlight} windows in flight at most`,
     );
   });

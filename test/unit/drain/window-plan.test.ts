@@ -8,6 +8,7 @@ import { strict as assert } from "node:assert";
 import { MAX_RUNS_PER_REQUEST } from "../../../client/contract";
 import { WindowPlan, targetWindows, type PlanContext, type PlannedWindow } from "../../../drain/windowPlan";
 import { requestAllowance, splitOpenBelow, windowRoom } from "../../../drain/windows";
+import type { DrainWindow, OpenWindow } from "../../../drain/types";
 import { DAY, DISTRIBUTIONS, FakeDlq, NOW } from "../../../bench/lib/windowSim";
 import {
   DEFAULT_WINDOW_ALLOWANCE,
@@ -19,6 +20,7 @@ import {
   PROBE_SHARE,
   TAIL_SPLIT_RUNS,
   TAIL_WINDOWS,
+  WIDE_WINDOWS,
 } from "../../../drain/planKnobs";
 
 const SETTINGS = { concurrency: 16, maxEmptyPages: 3, horizonMs: 3 * DAY };
@@ -695,6 +697,69 @@ describe("client/windowPlan (the planner, without I/O)", () => {
       }
       assert.equal(big.remaining, 0);
       assert.ok(most >= targetWindows(16, AT), `at most ${most} windows open at 2,500 entries`);
+    });
+  });
+
+  describe("a drain that needs more than WIDE_WINDOWS in flight, failures spread (density known)", () => {
+    /** 500 requests a second and 150 ms: the gate needs far more than WIDE_WINDOWS windows. */
+    const WIDE: PlanContext = { inFlight: 0, gateWaiting: 0, now: NOW, ratePerSecond: 500, roundTripMs: 150 };
+    const WIDE_SETTINGS = { ...SETTINGS, concurrency: 256 };
+    const hour = 3_600_000;
+
+    /** A closed hour of 30 entries (the density) and `w`, which answers a full page at `at`. */
+    const decide = (w: OpenWindow, at: PlanContext) => {
+      const plan = new WindowPlan(
+        [w, { from: NOW - 2 * hour + 1, to: NOW - hour }],
+        { runs: 1_000, shortfall: 0 },
+        WIDE_SETTINGS,
+      );
+      const [wide, closed] = [plan.take()!, plan.take()!];
+      plan.answer(closed, 30, undefined, at);
+      assert.equal(plan.density(), 30 / hour);
+      // The room the answer leaves: its page counted, its window still open.
+      const counters = { runs: plan.runs + MAX_RUNS_PER_REQUEST, shortfall: plan.shortfall };
+      const room = windowRoom(counters, plan.open.length, { ...at }, true);
+      const d = plan.answer(wide, MAX_RUNS_PER_REQUEST, "c1", at);
+      return { into: d.kind === "split" ? d.into.map((p) => p.window) : [], room };
+    };
+    const tiles = (into: DrainWindow[], w: OpenWindow) => {
+      assert.equal(into[0].from, w.from);
+      assert.equal(into[into.length - 1].to, w.to);
+      for (let i = 1; i < into.length; i++) assert.equal(into[i].from, (into[i - 1].to as number) + 1);
+    };
+
+    it("splits a full window into the windows it lacks, each holding its share of what is left, within the room", () => {
+      assert.ok(targetWindows(256, WIDE) > WIDE_WINDOWS && targetWindows(256, AT) <= WIDE_WINDOWS);
+      const w = { from: NOW - 102 * hour + 1, to: NOW - 2 * hour };
+      const { into, room } = decide(w, WIDE);
+      // 100 hours of 30 an hour: 2,950 entries left, a page or more for each piece.
+      assert.ok(into.length > LATER_PIECES && into.length <= 1 + room, `${into.length} pieces, room ${room}`);
+      assert.ok(into.length <= Math.floor(2_950 / MAX_RUNS_PER_REQUEST), `${into.length} pieces`);
+      tiles(into, w);
+      assert.equal(decide(w, AT).into.length, LATER_PIECES, "at 100 a second and 50 ms: the usual split");
+    });
+
+    it("splits a piece open below evenly over as far back again as it ends, not as a ladder", () => {
+      const w = { to: NOW - 10 * hour };
+      const { into } = decide(w, WIDE);
+      assert.ok(into.length > 2, `${into.length} pieces`);
+      assert.deepEqual(into[0], { to: NOW - 20 * hour });
+      const widths = into.slice(1).map((x) => (x.to as number) - (x.from as number));
+      assert.ok(Math.max(...widths) - Math.min(...widths) <= 1, "even pieces");
+      assert.deepEqual(decide(w, AT).into, splitOpenBelow(w, 2, NOW, SETTINGS.horizonMs), "else its ladder");
+    });
+
+    it("drains every distribution, each entry once, within the allowance at 500 a second and 150 ms", () => {
+      for (const name of Object.keys(DISTRIBUTIONS)) {
+        for (const n of [2_500, 20_000]) {
+          const dlq = new FakeDlq(DISTRIBUTIONS[name](n));
+          const requests = drive(dlq, fresh(WIDE_SETTINGS), 90, WIDE);
+          assert.equal(dlq.duplicates, 0);
+          assert.equal(dlq.remaining, 0);
+          const most = requestAllowance(n, WIDE);
+          assert.ok(requests <= most, `${name}, N = ${n}: ${requests} requests > ${most}`);
+        }
+      }
     });
   });
 

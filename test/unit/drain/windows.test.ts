@@ -3,6 +3,7 @@ import { SvcError } from "../../../client";
 import {
   effectiveRange,
   splitOpenBelow,
+  splitOpenBelowEven,
   mayOpenWindow,
   rootWindow,
   splitWindow,
@@ -296,6 +297,17 @@ describe("client/windows (planner)", () => {
       assert.equal(pieces[pieces.length - 1].to, NOW - 1_000);
       for (let i = 1; i < pieces.length; i++) assert.equal(pieces[i].from, (pieces[i - 1].to as number) + 1);
     });
+  });
+
+  it("splitOpenBelowEven: evenly over as far back again as a window ends, the rest open below", () => {
+    const d = 3_600_000;
+    assert.deepEqual(splitOpenBelowEven({ to: NOW - d }, 3, NOW, 7 * DAY), [
+      { to: NOW - 2 * d },
+      { from: NOW - 2 * d + 1, to: NOW - 1.5 * d },
+      { from: NOW - 1.5 * d + 1, to: NOW - d },
+    ]);
+    assert.equal(splitOpenBelowEven({}, 4, NOW), undefined, "a window that ends now: no width to go by");
+    assert.equal(splitOpenBelowEven({ to: NOW - 5 * DAY }, 4, NOW, 7 * DAY), undefined, "past the horizon");
   });
 
   describe("splitWindowInto", () => {
