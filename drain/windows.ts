@@ -161,14 +161,7 @@ export function splitOpenBelow(
     if (end < hi) ends.unshift(end);
   }
   if (ends.length === 0) return undefined;
-  const out: DrainWindow[] = [];
-  let from: number | undefined;
-  for (const end of ends) {
-    out.push(from !== undefined ? { from, to: end } : { to: end });
-    from = end + 1;
-  }
-  out.push(window.to !== undefined ? { from: from as number, to: window.to } : { from: from as number });
-  return out;
+  return cutOpenBelow(window, ends);
 }
 
 /**
@@ -191,6 +184,11 @@ export function splitOpenBelowEven(
   const ends = [hi - back];
   for (let i = 1; i < pieces - 1; i++) ends.push(hi - back + Math.floor((back * i) / (pieces - 1)));
   if (!ends.every((e, i) => e < hi && (i === 0 || e > ends[i - 1]))) return undefined;
+  return cutOpenBelow(window, ends);
+}
+
+/** A window open below cut at `ends` (ascending, inside it): the first piece stays open below. */
+function cutOpenBelow(window: DrainWindow, ends: readonly number[]): DrainWindow[] {
   const out: DrainWindow[] = [];
   let from: number | undefined;
   for (const end of ends) {
