@@ -145,7 +145,7 @@ describe("client: the account's daily limit", () => {
   });
 });
 
-describe("client/rateGate: a spent day", () => {
+describe("drain/rateGate: a spent day", () => {
   it("refuses waiting and later requests without sending them, until the reset", async () => {
     let now = T0;
     const gate = new RateGate({ limit: 10, now: () => now, sleep: async (ms) => void (now += ms) });
@@ -206,7 +206,7 @@ describe("client/rateGate: a spent day", () => {
   });
 });
 
-describe("client/burstShare", () => {
+describe("drain/burstShare", () => {
   /** One window of 100: `others` requests of another client spread over it, `mine` of ours. */
   function window(share: BurstShare, resetAt: number, others: number, mine: number, inFlight = 0): void {
     for (let i = 1; i <= mine; i++) {

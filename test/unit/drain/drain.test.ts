@@ -22,7 +22,7 @@ function drainError(e: unknown): DrainError {
 const run = (i: number) => ({ workflowRunId: `wfr_${i}`, workflowCreatedAt: 1_000 + i });
 const runs = (from: number, n: number) => Array.from({ length: n }, (_, i) => run(from + i));
 
-describe("client/DrainClient.drain", () => {
+describe("drain/DrainClient.drain", () => {
   let h: Harness;
   beforeEach(() => (h = harness()));
   afterEach(() => h.close());

@@ -42,7 +42,7 @@ function serve(
   return requests;
 }
 
-describe("client/DrainClient.drainWindows", () => {
+describe("drain/DrainClient.drainWindows", () => {
   let h: Harness;
   let gate: RateGate;
   beforeEach(() => {

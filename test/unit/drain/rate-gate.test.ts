@@ -24,7 +24,7 @@ function gaps(times: number[]): number[] {
   return times.slice(1).map((t, i) => t - times[i]);
 }
 
-describe("client/rateGate", () => {
+describe("drain/rateGate", () => {
   let clock: VirtualClock;
   let gate: RateGate;
   const make = (limit?: number): RateGate =>

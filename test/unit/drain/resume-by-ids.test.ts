@@ -56,7 +56,7 @@ function echoRuns(h: Harness, onRequest?: (batch: string[]) => void | Promise<vo
   return batches;
 }
 
-describe("client/DrainClient.resumeByIds", () => {
+describe("drain/DrainClient.resumeByIds", () => {
   let h: Harness;
   afterEach(() => h?.close());
 

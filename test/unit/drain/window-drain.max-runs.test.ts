@@ -22,7 +22,7 @@ function run(dlq: FakeDlq, clock: VirtualClock, opts: UnpacedWindowDrainOptions)
   );
 }
 
-describe("client/windowDrain: maxRuns", () => {
+describe("drain/windowDrain: maxRuns", () => {
   for (const concurrency of [1, 16]) {
     it(`stops at the first whole request at or past the cap, then continues each entry once (concurrency ${concurrency})`, async () => {
       const n = 3_000;

@@ -65,7 +65,7 @@ function assertExactlyOnce(dlq: FakeDlq): void {
   assert.equal(dlq.overlaps, 0, "requests in flight target disjoint windows");
 }
 
-describe("client/windowDrain (scheduler)", () => {
+describe("drain/windowDrain (scheduler)", () => {
   describe("partitions every distribution exactly, with windows split mid-drain", () => {
     for (const name of Object.keys(DISTRIBUTIONS)) {
       for (const concurrency of [4, 16]) {

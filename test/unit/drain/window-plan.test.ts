@@ -70,7 +70,7 @@ function drive(dlq: FakeDlq, plan: WindowPlan, inFlight: number, at: Partial<Pla
   throw new Error("the plan did not finish");
 }
 
-describe("client/windowPlan (the planner, without I/O)", () => {
+describe("drain/windowPlan (the planner, without I/O)", () => {
   it("starts with one window, the whole selection; up to 50 entries close it in one answer", () => {
     const plan = fresh();
     const w = plan.take()!;

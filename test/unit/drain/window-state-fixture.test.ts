@@ -22,7 +22,7 @@ interface SavedCase {
 const FIXTURE = path.join(__dirname, "../../fixtures/windowState-v1.json");
 const cases = (JSON.parse(fs.readFileSync(FIXTURE, "utf8")) as { states: SavedCase[] }).states;
 
-describe("client/windowDrain: a windowState saved by the previous planner (fixture)", () => {
+describe("drain/windowDrain: a windowState saved by the previous planner (fixture)", () => {
   for (const c of cases) {
     for (const concurrency of [1, 16]) {
       it(`${c.distribution}, ${c.n} entries, ${c.state.windows.length} saved windows, concurrency ${concurrency}`, async () => {

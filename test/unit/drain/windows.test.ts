@@ -39,7 +39,7 @@ function invalidArgument(fn: () => unknown, field: RegExp): void {
   });
 }
 
-describe("client/windows (planner)", () => {
+describe("drain/windows (planner)", () => {
   it("the root window is the selection's own time range, open where the selection is", () => {
     assert.deepEqual(rootWindow({}), {});
     assert.deepEqual(rootWindow({ workflowUrl: "u", fromDate: 5 }), { from: 5 });
