@@ -22,18 +22,20 @@ import {
  * Warnings: the engine's, in a dynamic-provider process; else (or when the engine does not take
  * it) a line `warning: …` on stdout.
  */
-function warn(line: string): void {
-  const printed = () => console.log(`warning: ${line}`);
+function warnings(): (line: string) => void {
   const engine = engineWarning();
-  if (engine === undefined) printed();
-  else void engine(line).then((taken) => taken || printed());
+  return (line) => {
+    const printed = () => console.log(`warning: ${line}`);
+    if (engine === undefined) printed();
+    else void engine(line).then((taken) => taken || printed());
+  };
 }
 
 /** The DlqRecovery's logic as a dynamic provider: its drains run in the process's drain thread. */
 export class DynamicDlqRecoveryProvider implements pulumi.dynamic.ResourceProvider {
   private readonly logic = new DlqRecoveryController({
     drainIn: "drain thread",
-    warn,
+    warn: warnings(),
     engineAlive: engineLivenessProbe(),
     exitOrphaned: () => exitOrphanedProvider(),
   });

@@ -23,16 +23,13 @@
  *    deleted. {@link withSerializedProvider} carries it from the inputs.
  * 4. **Warnings.** The engine's address serves the engine's `Engine` service to its plugins; its
  *    `Log` with severity `WARNING` and no URN is shown as a warning of the update
- *    ({@link engineWarning}), where a line on stdout is only an info diagnostic. The messages are
- *    `@pulumi/pulumi`'s own (`proto/engine_pb`, `proto/engine_grpc_pb`).
+ *    ({@link engineWarning}), where a line on stdout is only an info diagnostic. It is sent through
+ *    the svc provider's engine client (`provider/engine.ts`).
  *
  * @packageDocumentation
  */
 import "../client/requireNode"; // first: one clear error on a Node.js older than 22.19
-import * as grpc from "@grpc/grpc-js";
-import { EngineClient } from "@pulumi/pulumi/proto/engine_grpc_pb";
-import { LogRequest, LogSeverity } from "@pulumi/pulumi/proto/engine_pb";
-import { isListening } from "../provider/engine";
+import { engineAt } from "../provider/engine";
 import { ResourceInitError } from "../provider/resource";
 
 /** The `@pulumi/pulumi` version whose dynamic-provider server this module was checked against. */
@@ -54,7 +51,7 @@ export function engineAddress(argv: readonly string[] = process.argv): string | 
  */
 export function engineLivenessProbe(argv: readonly string[] = process.argv): () => Promise<boolean> {
   const address = engineAddress(argv);
-  return address ? () => isListening(address) : async () => true;
+  return address ? engineAt(address).alive : async () => true;
 }
 
 /**
@@ -67,17 +64,9 @@ export function engineWarning(
 ): ((message: string) => Promise<boolean>) | undefined {
   const address = engineAddress(argv);
   if (!address) return undefined;
-  return (message) =>
-    new Promise((resolve) => {
-      const client = new EngineClient(address, grpc.credentials.createInsecure());
-      const req = new LogRequest();
-      req.setSeverity(LogSeverity.WARNING);
-      req.setMessage(message);
-      client.log(req, (err) => {
-        client.close();
-        resolve(err === null);
-      });
-    });
+  // The svc provider's engine client: a log without a URN is a warning of the update.
+  const engine = engineAt(address);
+  return (message) => engine.log("", "warning", message);
 }
 
 /**
