@@ -8,6 +8,11 @@
 import type { StackConfigReader } from "../core/connection";
 import type { Engine, Severity } from "./engine";
 
+/** A resource's name: the last part of its URN (`urn:pulumi:dev::proj::svc:index:Account::account`). */
+export function nameOfUrn(urn: string): string {
+  return urn.slice(urn.lastIndexOf("::") + 2);
+}
+
 /** Properties and the names of those that are secrets. */
 export interface Props {
   readonly values: Record<string, unknown>;

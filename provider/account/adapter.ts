@@ -10,13 +10,15 @@
 import { AccountController, type AccountInputs, type AccountOutputs } from "./controller";
 import type { StackConfigReader } from "../../core/connection";
 import type { Engine } from "../engine";
-import { RowLog, type CheckResult, type Props, type ReadResult, type ResourceAdapter } from "../resource";
+import {
+  RowLog,
+  nameOfUrn,
+  type CheckResult,
+  type Props,
+  type ReadResult,
+  type ResourceAdapter,
+} from "../resource";
 import { accountInputs, secretAccountOutputs } from "../schema";
-
-/** The resource's name: the last part of its URN (`urn:pulumi:dev::proj::svc:index:Account::account`). */
-export function nameOfUrn(urn: string): string {
-  return urn.slice(urn.lastIndexOf("::") + 2);
-}
 
 /** `values` with the resource's name as `accountName`. */
 function named(urn: string, values: Record<string, unknown>): Record<string, unknown> {

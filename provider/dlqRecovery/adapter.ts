@@ -18,11 +18,11 @@ import { DlqRecoveryController, type DlqRecoveryDeps } from "./controller";
 import { ProviderProcess } from "../providerProcess";
 import type { DlqRecoveryInputs, DlqRecoveryOutputs } from "./inputs";
 import type { StackConfigReader } from "../../core/connection";
-import { nameOfUrn } from "../account/adapter";
 import type { Engine } from "../engine";
 import {
   ResourceInitError,
   RowLog,
+  nameOfUrn,
   type CheckResult,
   type Props,
   type ReadResult,
