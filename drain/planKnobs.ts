@@ -30,7 +30,7 @@ export const MAX_SAVED_WINDOWS = 64;
 
 /** Requests waiting at the gate from which no window is opened, at 100 a second (faster rates and long round trips scale it: `gateBacklog` in inFlight.ts): idle gate under jitter against empty requests; every spread row. */
 export const GATE_BACKLOG = 2;
-/** Windows in flight a drain's rate and shortest round trip need beyond which it opens the windows it lacks within a round trip, splits pieces open below evenly, and probes no spread failures (`WindowPlan.wide`): those rules against section 9's rows, which need 7 (16 leaves room for drains sharing a gate, whose every round trip includes a wait); the rate rows (section 10). */
+/** Windows in flight a drain's rate and shortest round trip need beyond which it tiles what is left past 500 runs once the density is known, and probes no spread failures (`WindowPlan.wide`, rule 8): tiling against section 9's rows, which need 7 (16 leaves room for drains sharing a gate, whose every round trip includes a wait); the rate rows (section 10). */
 export const WIDE_WINDOWS = 16;
 /** Windows in flight that 100 a second at 50 ms need, which the other constants were tuned at; a drain that needs more pays fewer than PAY_PAGES pages a window and measures the gate's backlog against the round trip: the rate rows (100/s at 150 and 300 ms, 500/s). */
 export const BASE_WINDOWS = 8;
@@ -69,12 +69,14 @@ export const NARROW_WINDOWS = 1;
 export const DENSITY_SAMPLE = 10;
 /** Full pages each window opened past 500 runs must pay for: fewer windows against less parallelism; the 1,200 row (≤ 30 requests). */
 export const PAY_PAGES = 4;
-/** Full pages each piece of a split past 500 runs is expected to hold: fewer pieces against fewer in flight; the 1,200 and 2,500 spread rows. */
+/** Full pages each piece of a split past 500 runs is expected to hold, and the least share a tiling drain cuts: fewer pieces against fewer in flight; the 1,200 and 2,500 spread rows, the rate rows' tails. */
 export const PIECE_PAGES = 1;
 /** Runs after which the last windows are halved whatever the density says: a busy gate at the tail against extra requests; spread rows from 2,500. */
 export const TAIL_SPLIT_RUNS = 2_000;
 /** Windows sent at most for that tail rule: tail speed against extra requests; spread rows from 2,500. */
 export const TAIL_WINDOWS = 3;
+/** Share of the windows needed below which a tiling drain (rule 8) halves any window that returns a full page, whatever the density says: tail speed against extra requests; the 1,000,000 rows. */
+export const TILE_TAIL_SHARE = 0.25;
 /** Most of a followed window's width taken as resumed when it is split: a first piece past what is left comes back empty; spread rows. */
 export const DRAINED_MAX = 0.8;
 /** Least of a followed window's width taken as resumed when the density says less: an empty first piece against a late one; spread rows. */

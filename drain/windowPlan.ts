@@ -65,11 +65,12 @@
  *   entries), unless a split it descends from had a piece come back empty above one that came
  *   back full: the entries left are clustered, not spread, so the guess says nothing of where they
  *   lie, and the window is halved at its middle (one empty piece a halving, not one per quarter).
- * - A drain whose rate and round trip need more than {@link WIDE_WINDOWS} windows in flight, once
- *   the density is known (spread failures), opens the windows it lacks within a round trip: each
- *   answer splits off its share of them, each piece expected to hold its share of the entries left
- *   ({@link WindowPlan.pieces}); a piece open below is split evenly over as far back again as it
- *   ends ({@link splitOpenBelowEven}), and no window is probed.
+ * - A drain whose rate and round trip need more than {@link WIDE_WINDOWS} windows in flight
+ *   tiles what is left once the density is known past 500 runs (spread failures): each window
+ *   that returns a full page is cut into as many pieces as it holds fair shares (the entries left
+ *   over the windows needed), so pieces cut at any time end together; a window open below is cut
+ *   back from its upper end into pieces of a fair share each. From then on an empty window says
+ *   where failures are not, and no window is probed.
  * - Windows are pairwise disjoint and cover what is left of the selection, so requests in flight
  *   never select the same entry, and a window split between its pages loses nothing.
  *
@@ -88,6 +89,7 @@ import {
   PIECE_PAGES,
   TAIL_SPLIT_RUNS,
   TAIL_WINDOWS,
+  TILE_TAIL_SHARE,
   WIDE_WINDOWS,
   DRAINED_MAX,
   DRAINED_MIN,
@@ -100,7 +102,7 @@ import {
   effectiveRange,
   rootWindow,
   splitOpenBelow,
-  splitOpenBelowEven,
+  cutOpenBelow,
   splitWindowInto,
   windowRoom,
   type WindowBudget,
@@ -303,6 +305,8 @@ export class WindowPlan {
   private readonly offLadder = { runs: 0, ms: 0 };
   /** Windows opened by splits after {@link SMALL_DRAIN_RUNS} runs came back. */
   private openedPast = 0;
+  /** The drain has tiled what is left ({@link tiling}): its density stays known. */
+  private tiled = false;
 
   /**
    * @param windows - the windows to start from, disjoint and in failure-time order
@@ -442,8 +446,14 @@ export class WindowPlan {
     // Once a window came back empty, the failures are clustered (the piece holding the cluster
     // is narrowed) or running out: a new piece holds little, so splits halve.
     const halve = this.sawEmptyWindow;
-    if (this.longerRunning(w, at)) return 0;
     const room = windowRoom(this, this.open.length, this.budget(at), true);
+    if (!narrow && this.tiling(at)) {
+      // The last windows run one page a round trip each: below a share of the windows needed, halve.
+      const thin = sent < TILE_TAIL_SHARE * targetWindows(this.settings.concurrency, at);
+      const k = this.tilePieces(w, at);
+      return Math.min(1 + idle, 1 + missing, 1 + room, thin ? Math.max(2, k) : k);
+    }
+    if (this.longerRunning(w, at)) return 0;
     // A window that is no piece (the selection, or a saved window) and open below: its ladder.
     const first = w.window.from === undefined && !w.piece;
     // A piece open below ends before now: its ladder's rungs past the first lie further back still.
@@ -463,8 +473,7 @@ export class WindowPlan {
     const paying = tail
       ? Math.max(2, this.payingPieces(w, at.now))
       : Math.min(this.paying(at), this.payingPieces(w, at.now));
-    const ramp = narrow ? 0 : this.rampPieces(w, at, sent);
-    return Math.min(1 + idle, 1 + missing, 1 + room, paying, Math.max(most, ramp));
+    return Math.min(1 + idle, 1 + missing, 1 + room, paying, most);
   }
 
   /**
@@ -484,62 +493,72 @@ export class WindowPlan {
   }
 
   /**
-   * Whether the drain is {@link wide} and knows the density (spread failures): its windows are
-   * split to as many as the gate needs, each holding its share of what is left
-   * ({@link rampPieces}), open below evenly, and never probed.
+   * Whether the drain is {@link wide} and knows the density (spread failures): no window is probed
+   * (a probe and its held rest take a round trip each, one window at a time).
    */
   private wideSpread(at: PlanContext): boolean {
     return this.wide(at) && this.density() !== undefined;
   }
 
   /**
-   * Pieces of `w` in a drain that is {@link wideSpread}, 0 in any other: the windows missing
-   * shared among those sent (each answer splits off its share, so the windows the gate needs are
-   * open within a round trip, not after one halving a round trip each), and no more than `w` is
-   * expected to fill with its share of the entries left, the entries the open windows are
-   * expected to hold over the windows needed (at least a page a piece): pieces of that size end
-   * together, where smaller ones would end early, each on a page that is not full, and spend the
-   * allowance the tail needs.
+   * Whether the drain tiles what is left ({@link tilePieces}, {@link tile}): it is {@link wide},
+   * past {@link SMALL_DRAIN_RUNS} runs, and knows the density. Once it does, its density stays
+   * known ({@link learn}).
    */
-  private rampPieces(w: PlannedWindow, at: PlanContext, sent: number): number {
-    if (!this.wideSpread(at)) return 0;
-    const need = this.latencyNeeds(at);
-    const share = 1 + Math.ceil((need - sent) / Math.max(1, sent));
-    return Math.min(share, this.fairPieces(w, at, need));
+  private tiling(at: PlanContext): boolean {
+    if (this.runs <= SMALL_DRAIN_RUNS || !this.wide(at) || this.density() === undefined) return false;
+    this.tiled = true;
+    return true;
   }
 
   /**
-   * Pieces of `w` each expected to hold the share of one window of the entries left, when the
-   * drain needs `need` windows (at least a page each); unlimited up to 500 runs.
+   * Entries one window of a tiling drain is to hold: what the windows sent are expected to hold,
+   * over the windows the gate needs, {@link PIECE_PAGES} pages at least. A window cut to this size
+   * at any time ends about when the drain does: the gate resumes that many a window a round trip.
    */
-  private fairPieces(w: PlannedWindow, at: PlanContext, need: number): number {
-    const rho = this.density();
-    if (rho === undefined || this.runs <= SMALL_DRAIN_RUNS) return Infinity;
-    const open = this.open.filter((o) => !o.held);
-    const left = open.reduce((sum, o) => sum + this.expected(o, rho, at.now), 0);
-    const pages = Math.max(1, left / (MAX_RUNS_PER_REQUEST * need));
-    return Math.floor(this.payingPieces(w, at.now) / pages);
+  private tileSize(at: PlanContext): number {
+    const rho = this.density() as number;
+    const left = this.open.reduce((sum, o) => sum + (o.held ? 0 : this.expected(o, rho, at.now)), 0);
+    return Math.max(PIECE_PAGES * MAX_RUNS_PER_REQUEST, left / this.latencyNeeds(at));
+  }
+
+  /** Pieces of `w` in a tiling drain: the windows' shares it is expected to hold, rounded. */
+  private tilePieces(w: PlannedWindow, at: PlanContext): number {
+    return Math.round(this.expected(w, this.density() as number, at.now) / this.tileSize(at));
+  }
+
+  /**
+   * `w` cut into `k` pieces by a tiling drain. A window with a lower bound is cut evenly past what
+   * its cursor resumed (its oldest entries, as wide as the density says they were); one open below
+   * is cut back from its upper end into pieces of {@link tileSize} each by the density, the oldest
+   * open below.
+   */
+  private tile(w: PlannedWindow, k: number, at: PlanContext): DrainWindow[] | undefined {
+    const rho = this.density() as number;
+    const range = effectiveRange(w.window, at.now, this.settings.horizonMs);
+    if (range === undefined) return undefined;
+    const [lo, hi] = range;
+    if (w.window.from !== undefined) {
+      const drained = Math.min(DRAINED_MAX, w.resumed / (rho * (hi - lo + 1)));
+      return splitWindowInto(w.window, k, at.now, this.settings.horizonMs, drained);
+    }
+    const width = Math.max(1, Math.floor(this.tileSize(at) / rho));
+    const ends: number[] = [];
+    for (let i = k - 1; i >= 1; i--) if (hi - i * width > lo) ends.push(hi - i * width);
+    return ends.length === 0 ? undefined : cutOpenBelow(w.window, ends);
   }
 
   /**
    * Whether another window sent ran more full pages than `w` and may be split: the longest-running
    * window is split first. One that the density says holds under two pages is not split, so it
    * does not hold back a window with a lower bound; a window open below (where its failures start,
-   * and so what it holds, is a guess) still waits for every longer-running one. In a drain that is
-   * {@link wideSpread}, one that holds under two shares of the entries left ({@link fairPieces})
-   * is not split either, and holds back no window.
+   * and so what it holds, is a guess) still waits for every longer-running one.
    */
   private longerRunning(w: PlannedWindow, at: PlanContext): boolean {
     const known = w.window.from !== undefined;
-    const need = this.latencyNeeds(at);
-    const fair = this.wideSpread(at);
     return this.open.some(
       (o) =>
-        o !== w &&
-        !o.atomic &&
-        !o.held &&
-        o.pages > w.pages &&
-        (fair ? this.fairPieces(o, at, need) >= 2 : !known || this.payingPieces(o, at.now) >= 2),
+        o !== w && !o.atomic && !o.held && o.pages > w.pages && (!known || this.payingPieces(o, at.now) >= 2),
     );
   }
 
@@ -607,6 +626,8 @@ export class WindowPlan {
     const range = effectiveRange(w.window, now, this.settings.horizonMs);
     if (range === undefined) return;
     const ms = range[1] - range[0] + 1;
+    // Once the drain tiles (spread failures), an empty window says where failures are not.
+    if (w.resumed === 0 && this.tiled) return;
     if (w.resumed === 0) this.sample.empty = true;
     this.sample.counts.push({ runs: w.resumed, ms });
     if (w.group?.ladder !== true) {
@@ -739,15 +760,14 @@ export class WindowPlan {
         : (w.pages >= 2 || below) && !this.clusteredBelow(w)
           ? this.drainedShare(w, at.now)
           : 0;
-    // Where failures start is not known (no `fromDate`): pieces narrow at the recent end; for spread
-    // failures of a known density, a piece open below is split evenly (`splitOpenBelowEven`).
-    const even = spread ? splitOpenBelowEven(w.window, k, at.now, this.settings.horizonMs) : undefined;
+    // Where failures start is not known (no `fromDate`): pieces narrow at the recent end.
     const ladder =
       !probe && w.window.from === undefined
-        ? (even ?? splitOpenBelow(w.window, k, at.now, this.settings.horizonMs))
+        ? splitOpenBelow(w.window, k, at.now, this.settings.horizonMs)
         : undefined;
-    const windows =
-      ladder ?? splitWindowInto(w.window, probe ? 2 : k, at.now, this.settings.horizonMs, drained);
+    const windows = this.tiling(at)
+      ? this.tile(w, k, at)
+      : (ladder ?? splitWindowInto(w.window, probe ? 2 : k, at.now, this.settings.horizonMs, drained));
     if (windows === undefined) {
       w.atomic = true;
       return undefined;

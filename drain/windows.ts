@@ -164,31 +164,8 @@ export function splitOpenBelow(
   return cutOpenBelow(window, ends);
 }
 
-/**
- * Splits a window open below that ends `d` before now into `pieces`: `pieces − 1` even pieces
- * over the width `d` below its end, and the rest, open below. For spread failures of a known
- * density: each even piece is expected to hold as many entries, where a ladder's rungs would hold
- * ever more. `undefined` when the window ends now (no width to go by) or cannot be split.
- */
-export function splitOpenBelowEven(
-  window: DrainWindow,
-  pieces: number,
-  now: number,
-  horizonMs: number = DEFAULT_HORIZON_MS,
-): DrainWindow[] | undefined {
-  const range = effectiveRange(window, now, horizonMs);
-  if (range === undefined || pieces < 2 || window.from !== undefined) return undefined;
-  const [lo, hi] = range;
-  const back = now - hi;
-  if (back <= 0 || hi - back <= lo) return undefined;
-  const ends = [hi - back];
-  for (let i = 1; i < pieces - 1; i++) ends.push(hi - back + Math.floor((back * i) / (pieces - 1)));
-  if (!ends.every((e, i) => e < hi && (i === 0 || e > ends[i - 1]))) return undefined;
-  return cutOpenBelow(window, ends);
-}
-
 /** A window open below cut at `ends` (ascending, inside it): the first piece stays open below. */
-function cutOpenBelow(window: DrainWindow, ends: readonly number[]): DrainWindow[] {
+export function cutOpenBelow(window: DrainWindow, ends: readonly number[]): DrainWindow[] {
   const out: DrainWindow[] = [];
   let from: number | undefined;
   for (const end of ends) {

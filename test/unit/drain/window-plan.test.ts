@@ -20,6 +20,7 @@ import {
   PROBE_SHARE,
   TAIL_SPLIT_RUNS,
   TAIL_WINDOWS,
+  TILE_TAIL_SHARE,
   WIDE_WINDOWS,
 } from "../../../drain/planKnobs";
 
@@ -728,25 +729,99 @@ describe("drain/windowPlan (the planner, without I/O)", () => {
       for (let i = 1; i < into.length; i++) assert.equal(into[i].from, (into[i - 1].to as number) + 1);
     };
 
-    it("splits a full window into the windows it lacks, each holding its share of what is left, within the room", () => {
-      assert.ok(targetWindows(256, WIDE) > WIDE_WINDOWS && targetWindows(256, AT) <= WIDE_WINDOWS);
+    it("tiles: cuts a full window into the fair shares it holds (what is left over the windows needed), within the room", () => {
+      const need = targetWindows(256, WIDE);
+      assert.ok(need > WIDE_WINDOWS && targetWindows(256, AT) <= WIDE_WINDOWS);
       const w = { from: NOW - 102 * hour + 1, to: NOW - 2 * hour };
       const { into, room } = decide(w, WIDE);
-      // 100 hours of 30 an hour: 2,950 entries left, a page or more for each piece.
-      assert.ok(into.length > LATER_PIECES && into.length <= 1 + room, `${into.length} pieces, room ${room}`);
-      assert.ok(into.length <= Math.floor(2_950 / MAX_RUNS_PER_REQUEST), `${into.length} pieces`);
+      // 100 hours of 30 an hour, 50 resumed: 2,950 left, all in `w`, over `need` windows, a page at least.
+      const share = Math.max(MAX_RUNS_PER_REQUEST, 2_950 / need);
+      assert.equal(into.length, Math.min(1 + room, Math.round(2_950 / share)), `room ${room}`);
+      assert.ok(into.length > LATER_PIECES);
       tiles(into, w);
+      // The oldest piece holds what the cursor resumed (50 entries' width) and a share; the others a share each.
+      const widths = into.map((x) => (x.to as number) - (x.from as number) + 1);
+      const rest = widths.slice(1);
+      assert.ok(Math.max(...rest) - Math.min(...rest) <= 1, "even pieces past the oldest");
+      const resumedWidth = (MAX_RUNS_PER_REQUEST / 30) * hour;
+      assert.ok(
+        Math.abs(widths[0] - resumedWidth - rest[0]) <= into.length,
+        `${widths[0]} vs ${resumedWidth} + ${rest[0]}`,
+      );
       assert.equal(decide(w, AT).into.length, LATER_PIECES, "at 100 a second and 50 ms: the usual split");
     });
 
-    it("splits a piece open below evenly over as far back again as it ends, not as a ladder", () => {
+    it("tiles: splits a window into its fair shares rounded, so one of under one and a half stays whole", () => {
+      // `hours` of 30 an hour ending now, 50 resumed, beside 200 hours (6,000 entries) and `others`
+      // windows of a millisecond each (a tenth of the windows needed and more, holding nothing):
+      // a share is what is left over the windows needed, about 72 entries.
+      const split = (hours: number, others = 30) => {
+        const plan = new WindowPlan(
+          [
+            { from: NOW - hours * hour + 1, to: NOW },
+            { from: NOW - 206 * hour + 1, to: NOW - 6 * hour },
+            { from: NOW - 6 * hour + 1, to: NOW - 5 * hour },
+            ...Array.from({ length: others }, (_, i) => ({
+              from: NOW - 300 * hour + i,
+              to: NOW - 300 * hour + i,
+            })),
+          ],
+          { runs: 1_000, shortfall: 0 },
+          WIDE_SETTINGS,
+        );
+        const [small, , closed] = [plan.take()!, plan.take()!, plan.take()!];
+        plan.answer(closed, 30, undefined, WIDE);
+        const d = plan.answer(small, MAX_RUNS_PER_REQUEST, "c1", WIDE);
+        return d.kind === "split" ? d.into.length : 1;
+      };
+      assert.ok(30 >= TILE_TAIL_SHARE * targetWindows(256, WIDE));
+      assert.equal(split(5), 1, "100 entries left: 1.4 shares");
+      assert.equal(split(6), 2, "130 entries left: 1.8 shares");
+      // The last windows: fewer sent than TILE_TAIL_SHARE of those needed, a full window is halved.
+      assert.equal(split(5, 0), 2, "2 windows sent");
+    });
+
+    it("tiles: cuts a window open below back from its upper end into pieces of a fair share each", () => {
       const w = { to: NOW - 10 * hour };
       const { into } = decide(w, WIDE);
-      assert.ok(into.length > 2, `${into.length} pieces`);
-      assert.deepEqual(into[0], { to: NOW - 20 * hour });
-      const widths = into.slice(1).map((x) => (x.to as number) - (x.from as number));
-      assert.ok(Math.max(...widths) - Math.min(...widths) <= 1, "even pieces");
+      // Where failures start is a guess: as far back again as the window ends, 300 entries at 30 an hour.
+      const share = Math.max(MAX_RUNS_PER_REQUEST, 300 / targetWindows(256, WIDE));
+      const width = Math.floor(share / (30 / hour));
+      const k = Math.round(300 / share);
+      assert.equal(into.length, k);
+      assert.deepEqual(into[0], { to: w.to - (k - 1) * width });
+      for (let i = 1; i < k; i++) assert.equal((into[i].to as number) - (into[i].from as number) + 1, width);
       assert.deepEqual(decide(w, AT).into, splitOpenBelow(w, 2, NOW, SETTINGS.horizonMs), "else its ladder");
+    });
+
+    it("tiles: once it does, an empty window says where failures are not and the density stays known", () => {
+      const plan = new WindowPlan(
+        [
+          { from: NOW - 102 * hour + 1, to: NOW - 2 * hour },
+          { from: NOW - 2 * hour + 1, to: NOW - hour },
+          { from: NOW - 200 * hour, to: NOW - 150 * hour },
+        ],
+        { runs: 1_000, shortfall: 0 },
+        WIDE_SETTINGS,
+      );
+      const [wide, closed, beyond] = [plan.take()!, plan.take()!, plan.take()!];
+      plan.answer(closed, 30, undefined, WIDE);
+      assert.equal(plan.answer(wide, MAX_RUNS_PER_REQUEST, "c1", WIDE).kind, "split");
+      plan.answer(beyond, 0, undefined, WIDE);
+      assert.equal(plan.density(), 30 / hour);
+      // Without tiling (100 a second and 50 ms), an empty window makes the density unknown.
+      const usual = new WindowPlan(
+        [
+          { from: NOW - 2 * hour + 1, to: NOW - hour },
+          { from: NOW - 200 * hour, to: NOW - 150 * hour },
+        ],
+        { runs: 1_000, shortfall: 0 },
+        WIDE_SETTINGS,
+      );
+      const [c2, b2] = [usual.take()!, usual.take()!];
+      usual.answer(c2, 30, undefined, AT);
+      usual.answer(b2, 0, undefined, AT);
+      assert.equal(usual.density(), undefined);
     });
 
     it("drains every distribution, each entry once, within the allowance at 500 a second and 150 ms", () => {

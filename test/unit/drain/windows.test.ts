@@ -3,7 +3,7 @@ import { SvcError } from "../../../client";
 import {
   effectiveRange,
   splitOpenBelow,
-  splitOpenBelowEven,
+  cutOpenBelow,
   mayOpenWindow,
   rootWindow,
   splitWindow,
@@ -299,15 +299,14 @@ describe("drain/windows (planner)", () => {
     });
   });
 
-  it("splitOpenBelowEven: evenly over as far back again as a window ends, the rest open below", () => {
+  it("cutOpenBelow: cuts a window open below at its ends, the oldest piece open below", () => {
     const d = 3_600_000;
-    assert.deepEqual(splitOpenBelowEven({ to: NOW - d }, 3, NOW, 7 * DAY), [
-      { to: NOW - 2 * d },
-      { from: NOW - 2 * d + 1, to: NOW - 1.5 * d },
-      { from: NOW - 1.5 * d + 1, to: NOW - d },
+    assert.deepEqual(cutOpenBelow({ to: NOW - d }, [NOW - 3 * d, NOW - 2 * d]), [
+      { to: NOW - 3 * d },
+      { from: NOW - 3 * d + 1, to: NOW - 2 * d },
+      { from: NOW - 2 * d + 1, to: NOW - d },
     ]);
-    assert.equal(splitOpenBelowEven({}, 4, NOW), undefined, "a window that ends now: no width to go by");
-    assert.equal(splitOpenBelowEven({ to: NOW - 5 * DAY }, 4, NOW, 7 * DAY), undefined, "past the horizon");
+    assert.deepEqual(cutOpenBelow({}, [NOW - d]), [{ to: NOW - d }, { from: NOW - d + 1 }], "open above");
   });
 
   describe("splitWindowInto", () => {
