@@ -58,8 +58,8 @@ export const LADDER_OLDER_RATIO = 3;
 export const PROBE_SHARE = 0.85;
 /** Probes in a row with runs after which the window is taken as no wider than its cluster and split: probing cost against parallelism; outage and burst rows. */
 export const DENSE_AFTER = 4;
-/** Pieces of a split that narrows a cluster, all sent: halvings per round trip against empty answers per halving; outage and burst rows at 5,000. */
-export const NARROW_PIECES = 2;
+/** Most pieces of a split that narrows a cluster, all sent (fewer as the room left nears the windows the gate needs): round trips to find a cluster against empty answers per round trip; the outage rows. */
+export const NARROW_PIECES = 4;
 /** Windows sent at most while a cluster is narrowed: narrowing against other windows keeping the gate busy; burst rows at 20,000. */
 export const NARROW_WINDOWS = 1;
 

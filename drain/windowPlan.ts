@@ -52,15 +52,20 @@
  *   ladder says where failures are not, not how dense they are: it is not in the density.
  * - While failures are clustered (a window came back empty and the density is unknown) and at
  *   most {@link NARROW_WINDOWS} window is sent, a window with a lower bound that returned a full
- *   page is narrowed ({@link WindowPlan.narrows}): halved at the middle of its width (not past
- *   what its cursor is guessed to have resumed: a cluster is far narrower than the window, so the
- *   guess would place it in the first piece three times in four), both pieces sent. Each round
- *   trip halves the window the cluster is in for one empty answer, whatever the run IDs look like,
- *   until two pieces of one split come back full on their first page: the cluster is found at that
- *   width ({@link SplitGroup.located}), and the pieces below are split by the rules above. The
- *   other pieces of the split the window came from that have not answered yet do not count as
- *   sent: they most likely come back empty, and waiting for them would leave the window the cluster
- *   is in to the other rules (its split placed past what its cursor is guessed to have resumed).
+ *   page is narrowed ({@link WindowPlan.narrows}): split evenly over its width (not past what its
+ *   cursor is guessed to have resumed: a cluster is far narrower than the window, so the guess
+ *   would place it in the first piece three times in four) into {@link NARROW_PIECES} pieces, all
+ *   sent, fewer (two at least) as the room left nears the windows the gate needs once the cluster
+ *   is found. Each round trip cuts the window the cluster is in that many times over, for an empty
+ *   answer from every piece but one, whatever the run IDs look like: the gate is idle meanwhile,
+ *   so fewer round trips are worth the empty answers the allowance leaves. Once two pieces of one
+ *   split come back full on their first page, the cluster is found at that width
+ *   ({@link SplitGroup.located}), and the pieces below are split by the rules above, never probed,
+ *   with the cluster's own density ({@link WindowPlan.clusterDensity}) where the drain's is
+ *   unknown. The other pieces of the split the window came from that have not answered yet do not
+ *   count as sent: they most likely come back empty, and waiting for them would leave the window
+ *   the cluster is in to the other rules (its split placed past what its cursor is guessed to have
+ *   resumed).
  * - A followed window is split past what its cursor is guessed to have resumed (its oldest
  *   entries), unless a split it descends from had a piece come back empty above one that came
  *   back full: the entries left are clustered, not spread, so the guess says nothing of where they
@@ -189,6 +194,12 @@ export interface SplitGroup {
   closed?: { runs: number; ms: number };
   /** The split narrowed a cluster ({@link WindowPlan.narrows}). */
   narrowing?: boolean;
+  /**
+   * For a located split ({@link SplitGroup.located}): exact counts of the pieces below it that
+   * closed whole with runs, entries held and their width, ms. Their ratio is the cluster's own
+   * density ({@link WindowPlan.clusterDensity}); the empty pieces at its edges are left out.
+   */
+  filled?: { runs: number; ms: number };
   /** Pieces of this split that came back full with a cursor on their first page. */
   fulls?: number;
   /**
@@ -224,8 +235,14 @@ function clusteredBelowIn(g: SplitGroup | undefined): boolean {
   return false;
 }
 
-/** Whether a piece of `g`'s split, or of a split it descends from, came back empty. */
+/**
+ * Whether a piece of `g`'s split, or of a split it descends from, came back empty, and no split
+ * it descends from narrowed a cluster: below a narrowing split the cluster is narrowed, then
+ * located, and split by its density, where a probe and its held rest would each take a round trip
+ * with one window sent.
+ */
 function clusteredIn(g: SplitGroup | undefined): boolean {
+  for (let x = g; x !== undefined; x = x.parent) if (x.narrowing === true) return false;
   for (let x = g; x !== undefined; x = x.parent) {
     if (x.empty && x.full === true && x.pieces > 2 && !x.ladder) return true;
   }
@@ -440,7 +457,8 @@ export class WindowPlan {
   pieces(w: PlannedWindow, at: PlanContext, narrow = false): number {
     const idle = this.settings.concurrency - at.inFlight - this.queue.length - 1;
     const sent = this.open.filter((o) => !o.held).length;
-    const missing = targetWindows(this.settings.concurrency, at) - sent;
+    const need = targetWindows(this.settings.concurrency, at);
+    const missing = need - sent;
     const backlog = gateBacklog(at.ratePerSecond, at.shortestRoundTripMs ?? at.roundTripMs);
     if (idle < 1 || missing < 1 || at.gateWaiting >= backlog || w.atomic) return 0;
     // Once a window came back empty, the failures are clustered (the piece holding the cluster
@@ -458,8 +476,10 @@ export class WindowPlan {
     const first = w.window.from === undefined && !w.piece;
     // A piece open below ends before now: its ladder's rungs past the first lie further back still.
     const older = w.window.from === undefined && w.piece;
+    // A narrowing split keeps the room of the windows the gate needs once the cluster is found
+    // (the one narrowed is one of them): fewer pieces a round trip, at least two, as room runs out.
     const most = narrow
-      ? NARROW_PIECES
+      ? Math.min(NARROW_PIECES, Math.max(2, 2 + room - need))
       : halve
         ? 2
         : first
@@ -636,6 +656,9 @@ export class WindowPlan {
     }
     for (let g = w.group; g !== undefined && !g.ladder; g = g.parent) {
       g.closed = { runs: (g.closed?.runs ?? 0) + w.resumed, ms: (g.closed?.ms ?? 0) + ms };
+      if (g.located === true && w.resumed > 0) {
+        g.filled = { runs: (g.filled?.runs ?? 0) + w.resumed, ms: (g.filled?.ms ?? 0) + ms };
+      }
     }
   }
 
@@ -685,21 +708,46 @@ export class WindowPlan {
    * known, else what the density near `w` says `w` resumed of what it held, from
    * {@link DRAINED_MIN} to {@link DRAINED_MAX}. The density near `w` is that of the closed pieces
    * of the nearest split `w` descends from ({@link SplitGroup.closed}), else of the closed windows
-   * off the ladder.
+   * off the ladder. In a located cluster, the cluster's own density ({@link clusterDensity}), up
+   * to {@link DRAINED_MAX} and with no floor: the cursor resumed the cluster's oldest entries,
+   * packed at that density, from the window's start.
    */
   private drainedShare(w: PlannedWindow, now: number): number {
     let g = w.group;
     while (g !== undefined && (g.closed?.runs ?? 0) < DENSITY_SAMPLE) g = g.parent;
     const { runs, ms } = g?.closed ?? this.offLadder;
     const range = effectiveRange(w.window, now, this.settings.horizonMs);
+    // In a located cluster its own density says what the cursor resumed (the closed counts of
+    // its splits hold the empty pieces at its edges: a split there would peel off empty tops).
+    const cluster = this.clusterDensity(w);
+    if (cluster !== undefined && range !== undefined) {
+      return Math.min(DRAINED_MAX, w.resumed / (cluster * (range[1] - range[0] + 1)));
+    }
     if (runs < DENSITY_SAMPLE || range === undefined) return 0.5;
     const share = w.resumed / ((runs / ms) * (range[1] - range[0] + 1));
     return Math.min(DRAINED_MAX, Math.max(DRAINED_MIN, share));
   }
 
-  /** Pieces of `w` each expected to hold {@link PIECE_PAGES} full pages, past 500 runs. */
+  /**
+   * Entries per ms of the located cluster `w` lies in ({@link SplitGroup.located}, the nearest):
+   * the exact counts of its pieces that closed whole with runs ({@link SplitGroup.filled}), once
+   * they held {@link DENSITY_SAMPLE} entries; `undefined` before, and outside a located cluster.
+   * The drain's density is unknown there (the narrowing's pieces came back empty), but the
+   * cluster's own is, so its windows are split only into pieces that hold a page each.
+   */
+  private clusterDensity(w: PlannedWindow): number | undefined {
+    let g = w.group;
+    while (g !== undefined && g.located !== true) g = g.parent;
+    const filled = g?.filled;
+    return filled !== undefined && filled.runs >= DENSITY_SAMPLE ? filled.runs / filled.ms : undefined;
+  }
+
+  /**
+   * Pieces of `w` each expected to hold {@link PIECE_PAGES} full pages, past 500 runs: by the
+   * drain's density, else by that of the located cluster `w` lies in ({@link clusterDensity}).
+   */
   private payingPieces(w: PlannedWindow, now: number): number {
-    const rho = this.density();
+    const rho = this.density() ?? this.clusterDensity(w);
     if (rho === undefined || this.runs <= SMALL_DRAIN_RUNS) return Infinity;
     return Math.floor(this.expected(w, rho, now) / (PIECE_PAGES * MAX_RUNS_PER_REQUEST));
   }

@@ -17,6 +17,7 @@ import {
   DRAINED_MIN,
   GATE_BACKLOG,
   LATER_PIECES,
+  NARROW_PIECES,
   PROBE_SHARE,
   TAIL_SPLIT_RUNS,
   TAIL_WINDOWS,
@@ -125,7 +126,7 @@ describe("drain/windowPlan (the planner, without I/O)", () => {
     assert.equal(dlq.remaining, 0);
   });
 
-  it("halves once a piece came back empty (the failures are clustered)", () => {
+  it("halves once a piece came back empty (the failures are clustered), or narrows the cluster", () => {
     const dlq = new FakeDlq(DISTRIBUTIONS.burst20s(5_000));
     const plan = fresh();
     const first = answerFrom(dlq, plan, plan.take()!, AT);
@@ -141,10 +142,19 @@ describe("drain/windowPlan (the planner, without I/O)", () => {
     while (!plan.done) {
       for (let w = plan.take(); w !== undefined; w = plan.take()) flying.push(w);
       const d = answerFrom(dlq, plan, flying.shift()!, { ...AT, inFlight: flying.length });
-      if (d.kind === "split") sizes.push(d.into.length);
+      // A split that narrows the cluster makes up to NARROW_PIECES pieces (rule 5); any other halves.
+      if (d.kind === "split")
+        sizes.push(d.into[0].group?.narrowing === true ? -d.into.length : d.into.length);
     }
     assert.ok(sizes.length > 0, "later splits happened");
-    assert.deepEqual(new Set(sizes), new Set([2]));
+    assert.ok(
+      sizes.some((k) => k === 2),
+      "some halve",
+    );
+    assert.ok(
+      sizes.every((k) => k === 2 || (k <= -2 && k >= -NARROW_PIECES)),
+      `${sizes.join(",")}`,
+    );
     assert.equal(dlq.remaining, 0);
   });
 
@@ -281,12 +291,11 @@ describe("drain/windowPlan (the planner, without I/O)", () => {
       const [a, b] = [plan.take()!, plan.take()!];
       plan.answer(a, 0, undefined, AT);
       const d = plan.answer(b, 50, "b", AT);
-      assert.equal(d.kind === "split" && d.into.length, 2, "halves once a window came back empty");
-      const [h1, h2] = d.kind === "split" ? d.into : [];
-      plan.take();
-      plan.take();
-      plan.answer(h1, 0, undefined, AT);
-      const next = plan.answer(h2, 50, "h", AT);
+      const into = d.kind === "split" ? d.into : [];
+      assert.equal(into.length, NARROW_PIECES, "narrows the one window sent once a window came back empty");
+      into.forEach(() => plan.take());
+      into.slice(0, -1).forEach((h) => plan.answer(h, 0, undefined, AT));
+      const next = plan.answer(into[into.length - 1], 50, "h", AT);
       assert.equal(next.kind, "split");
       assert.ok(
         next.kind === "split" && next.into.every((x) => !x.held),
@@ -316,6 +325,98 @@ describe("drain/windowPlan (the planner, without I/O)", () => {
       assert.equal(k1.group?.narrowing, true, "halved again as the window the cluster is in");
       const width = (x: PlannedWindow) => (x.window.to as number) - (x.window.from as number) + 1;
       assert.ok(Math.abs(width(k1) - width(k2)) <= 1, "at the middle");
+    });
+
+    /** A saved state of a window running out (empty) and a bounded one of 4,000,000 ms, past 5,000 runs. */
+    const CLUSTER_STATE = {
+      version: 1 as const,
+      windows: [{ to: 999 }, { from: 1_000, to: 4_000_999 }],
+      runs: 5_000,
+      shortfall: 0,
+    };
+    const BUDGET = { ...SETTINGS, ratePerSecond: AT.ratePerSecond, roundTripMs: AT.roundTripMs };
+    const msOf = (x: PlannedWindow) => (x.window.to as number) - (x.window.from as number) + 1;
+
+    it("narrows a cluster into NARROW_PIECES even pieces, fewer as the room left nears the windows the gate needs", () => {
+      const need = targetWindows(SETTINGS.concurrency, AT);
+      // The room the split sees (after b's answer) with no shortfall; each empty answer is one less.
+      const base = windowRoom({ runs: 5_050, shortfall: 0 }, 1, BUDGET, true);
+      const sizes: number[] = [];
+      for (const room of [need + 2, need + 1, need, 1]) {
+        const plan = WindowPlan.start({}, CLUSTER_STATE, undefined, SETTINGS);
+        const [a, b] = [plan.take()!, plan.take()!];
+        plan.answer(a, 0, undefined, AT);
+        plan.shortfall = MAX_RUNS_PER_REQUEST * (base - room);
+        const d = plan.answer(b, 50, "b", AT);
+        const into = d.kind === "split" ? d.into : [];
+        assert.ok(into.length <= 1 + room, `${into.length} pieces within a room of ${room}`);
+        assert.ok(
+          into.every((x) => !x.held && x.group?.narrowing === true),
+          "all sent, narrowing",
+        );
+        assert.deepEqual([into[0].window.from, into[into.length - 1].window.to], [1_000, 4_000_999]);
+        into.slice(1).forEach((x, i) => assert.equal(x.window.from, (into[i].window.to as number) + 1));
+        assert.ok(
+          into.every((x) => Math.abs(msOf(x) - 4_000_000 / into.length) <= 1),
+          "even pieces",
+        );
+        sizes.push(into.length);
+      }
+      // The room kept is that of the windows the gate needs; two pieces at least.
+      assert.deepEqual(sizes, [NARROW_PIECES, NARROW_PIECES - 1, 2, 2]);
+    });
+
+    it("probes nothing below a narrowing split: a piece split by the other rules sends every piece", () => {
+      const plan = WindowPlan.start({}, CLUSTER_STATE, undefined, SETTINGS);
+      const [a, b] = [plan.take()!, plan.take()!];
+      plan.answer(a, 0, undefined, AT);
+      const d = plan.answer(b, 50, "b", AT);
+      const into = d.kind === "split" ? d.into : [];
+      into.forEach(() => plan.take());
+      // One piece empty, one full: a split of more than two pieces found a cluster (rule 6 would
+      // probe it); another window is sent, so the full piece is not narrowed but halved.
+      plan.answer(into[0], 0, undefined, AT);
+      plan.open.push({ ...plan.open[0], window: { from: NOW + 1 }, held: false, group: undefined });
+      const next = plan.answer(into[1], 50, "p", { ...AT, inFlight: 2 });
+      assert.equal(next.kind, "split");
+      const halves = next.kind === "split" ? next.into : [];
+      assert.equal(halves.length, 2);
+      assert.ok(
+        halves.every((x) => !x.held),
+        "no probe and held rest: both halves sent",
+      );
+      assert.equal(plan.take(), halves[0]);
+      assert.equal(plan.take(), halves[1]);
+    });
+
+    it("splits a window of a located cluster by the cluster's own density, its empty edges left out", () => {
+      /** b narrowed into p0..p3; p1 full, narrowed into q0..q3; p2 full: located. p2's next page. */
+      function located(qClosesWith: number | undefined): string {
+        const plan = WindowPlan.start({}, CLUSTER_STATE, undefined, SETTINGS);
+        const [a, b] = [plan.take()!, plan.take()!];
+        plan.answer(a, 0, undefined, AT);
+        const d = plan.answer(b, 50, "b", AT);
+        const p = d.kind === "split" ? d.into : [];
+        p.forEach(() => plan.take());
+        plan.answer(p[0], 0, undefined, AT);
+        const dq = plan.answer(p[1], 50, "p1", AT);
+        const q = dq.kind === "split" ? dq.into : [];
+        assert.equal(q.length, NARROW_PIECES, "the first full piece is narrowed in turn");
+        q.forEach(() => plan.take());
+        // The second full piece locates the cluster (the gate is busy: no split yet).
+        assert.equal(plan.answer(p[2], 50, "p2", { ...AT, gateWaiting: GATE_BACKLOG }).kind, "continue");
+        assert.equal(p[2].group?.located, true);
+        plan.take();
+        plan.answer(p[3], 0, undefined, AT);
+        // A quarter of p1 closes whole: the cluster holds that many entries per 1,000,000 ms.
+        if (qClosesWith !== undefined) plan.answer(q[1], qClosesWith, undefined, AT);
+        return plan.answer(p[2], 50, "p2b", AT).kind;
+      }
+      assert.ok(DENSITY_SAMPLE <= 30);
+      // Unknown density (the narrowing's pieces came back empty): the full window is halved.
+      assert.equal(located(undefined), "split");
+      // 30 entries a 250,000 ms quarter: p2 (1,000,000 ms, 100 resumed) holds 20 more, under a page.
+      assert.equal(located(30), "continue");
     });
 
     it("halves a window at its middle once a split found its entries below an empty piece", () => {
@@ -373,7 +474,8 @@ describe("drain/windowPlan (the planner, without I/O)", () => {
   });
 
   it("a state saved while windows are held aside continues: each entry once, within the bound", () => {
-    for (const name of ["burst20s", "bursts3"]) {
+    // (One burst is narrowed, not probed: rule 5. Three bursts and the sprinkled clusters are probed.)
+    for (const name of ["bursts3", "clusters"]) {
       const n = 20_000;
       const dlq = new FakeDlq(DISTRIBUTIONS[name](n));
       const plan = bounded();
