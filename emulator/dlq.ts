@@ -6,6 +6,9 @@
  *   (a tombstone). `seqs` is strictly increasing, so "continue after sequence S" is a binary search.
  * - `byId` maps DLQ ID to entry, so lookups by ID never scan.
  * - `head` is the first slot that may be live, so scans from the start skip the drained prefix.
+ * - `times[i]` is the failure time of slot i. While entries arrive in failure-time order (as an
+ *   incident's do, and as the seeders add them), `fromDate` is a binary search and a scan stops
+ *   past `toDate`: a request for a window costs what the window holds, not where it lies.
  * - Tombstones are compacted away once they outnumber live entries (amortised O(1) per removal).
  *
  * Every slot visited by {@link DlqStore.select} counts in `lastScanned`/`totalScanned`, which tests
@@ -78,6 +81,9 @@ export function matchesFilter(entry: DlqEntry, filter: EntryFilter): boolean {
 export class DlqStore {
   private slots: (DlqEntry | null)[] = [];
   private seqs: number[] = [];
+  private times: number[] = [];
+  /** `times` is nondecreasing: every entry so far arrived in failure-time order. */
+  private inTimeOrder = true;
   private readonly byId = new Map<string, DlqEntry>();
   private head = 0;
   private tombstones = 0;
@@ -121,8 +127,10 @@ export class DlqStore {
       throw new Error(`dlqId ${JSON.stringify(entry.dlqId)} is already in the DLQ`);
     }
     entry.seq = this.nextSeq++;
+    if (entry.failedAt < (this.times[this.times.length - 1] ?? -Infinity)) this.inTimeOrder = false;
     this.slots.push(entry);
     this.seqs.push(entry.seq);
+    this.times.push(entry.failedAt);
     this.byId.set(entry.dlqId, entry);
     return entry;
   }
@@ -180,7 +188,10 @@ export class DlqStore {
     let scanned = 0;
     let i = afterSeq <= 0 ? this.head : Math.max(this.head, this.indexAfter(afterSeq));
     const unfiltered = Object.keys(filter).length === 0;
+    const { fromDate, toDate } = filter;
+    if (this.inTimeOrder && fromDate !== undefined) i = Math.max(i, this.firstAtOrAfter(fromDate));
     for (; i < this.slots.length; i++) {
+      if (this.inTimeOrder && toDate !== undefined && this.times[i] > toDate) break;
       scanned++;
       const entry = this.slots[i];
       if (entry === null) continue;
@@ -219,14 +230,17 @@ export class DlqStore {
     if (this.tombstones < MIN_TOMBSTONES_FOR_COMPACTION || this.tombstones * 2 < this.slots.length) return;
     const slots: DlqEntry[] = [];
     const seqs: number[] = [];
+    const times: number[] = [];
     for (let i = this.head; i < this.slots.length; i++) {
       const entry = this.slots[i];
       if (entry === null) continue;
       slots.push(entry);
       seqs.push(entry.seq);
+      times.push(entry.failedAt);
     }
     this.slots = slots;
     this.seqs = seqs;
+    this.times = times;
     this.head = 0;
     this.tombstones = 0;
     this.compactions++;
@@ -236,6 +250,8 @@ export class DlqStore {
   clear(): void {
     this.slots = [];
     this.seqs = [];
+    this.times = [];
+    this.inTimeOrder = true;
     this.byId.clear();
     this.head = 0;
     this.tombstones = 0;
@@ -264,6 +280,18 @@ export class DlqStore {
    *
    * @param seq - the sequence number.
    */
+  /** The first slot whose failure time is `t` or later (`times` nondecreasing). */
+  private firstAtOrAfter(t: number): number {
+    let lo = 0;
+    let hi = this.times.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.times[mid] < t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
   private indexAfter(seq: number): number {
     let lo = 0;
     let hi = this.seqs.length;

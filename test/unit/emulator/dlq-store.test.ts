@@ -78,6 +78,22 @@ describe("emulator DLQ store", () => {
     assert.equal(after.scanned, 4);
   });
 
+  it("a failure-time window scans only what it holds while entries arrive in time order", () => {
+    const store = storeWith(100_000);
+    const times = (sel: { entries: { failedAt: number }[] }) => sel.entries.map((e) => e.failedAt);
+    const window = Array.from({ length: 50 }, (_, i) => 91_000 + i);
+    const sel = store.select({ fromDate: 91_000, toDate: 91_049 }, 0, 50);
+    assert.deepEqual(times(sel), window);
+    assert.equal(sel.more, false);
+    assert.equal(sel.scanned, 50);
+    // An entry out of failure-time order: every select scans again, with the same answer.
+    store.insert(entryFromInput({ dlqId: "late", failedAt: 500 }, "entry", 0));
+    const again = store.select({ fromDate: 91_000, toDate: 91_049 }, 0, 50);
+    assert.deepEqual(times(again), window);
+    assert.equal(again.more, false);
+    assert.ok(again.scanned > 90_000, `scanned ${again.scanned}`);
+  });
+
   it("clear starts a new epoch with sequence numbers from 1", () => {
     const store = storeWith(3);
     store.clear();
@@ -137,6 +153,14 @@ describe("emulator DLQ store", () => {
       const [s, l] = await scannedBy(() => ({ workflowUrl: "http://127.0.0.1/workflows/emails" }));
       assert.ok(s < 600 && l < 600, `scanned ${s} (1,000 entries) and ${l} (1,000,000 entries)`);
       assert.ok(Math.abs(s - l) < 300, `scanned ${s} vs ${l}`);
+    });
+
+    it("a failure-time window scans what it holds, wherever it lies", async () => {
+      const [s, l] = await scannedBy((emu) => {
+        const last = emu.state.dlq.page(emu.state.dlq.size - 1, 1)[0];
+        return { fromDate: String(last.failedAt), toDate: String(last.failedAt) };
+      });
+      assert.ok(s <= 2 && l <= 2, `scanned ${s} (1,000 entries) and ${l} (1,000,000 entries)`);
     });
 
     it("dlqIds request scans nothing", async () => {
