@@ -58,6 +58,21 @@ export interface DlqStats {
   readonly compactions: number;
 }
 
+/**
+ * The first index of the nondecreasing `values` that holds `bound` or more (`strict`: more than
+ * `bound`), `values.length` when none does; by binary search.
+ */
+function firstFrom(values: readonly number[], bound: number, strict = false): number {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (values[mid] < bound || (strict && values[mid] === bound)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** Tombstones tolerated before a compaction is considered. */
 const MIN_TOMBSTONES_FOR_COMPACTION = 1024;
 
@@ -162,7 +177,7 @@ export class DlqStore {
   remove(dlqId: string): boolean {
     const entry = this.byId.get(dlqId);
     if (entry === undefined) return false;
-    const index = this.indexAfter(entry.seq - 1);
+    const index = firstFrom(this.seqs, entry.seq);
     this.slots[index] = null;
     this.byId.delete(dlqId);
     this.tombstones++;
@@ -186,10 +201,10 @@ export class DlqStore {
     const entries: DlqEntry[] = [];
     let more = false;
     let scanned = 0;
-    let i = afterSeq <= 0 ? this.head : Math.max(this.head, this.indexAfter(afterSeq));
+    let i = afterSeq <= 0 ? this.head : Math.max(this.head, firstFrom(this.seqs, afterSeq, true));
     const unfiltered = Object.keys(filter).length === 0;
     const { fromDate, toDate } = filter;
-    if (this.inTimeOrder && fromDate !== undefined) i = Math.max(i, this.firstAtOrAfter(fromDate));
+    if (this.inTimeOrder && fromDate !== undefined) i = Math.max(i, firstFrom(this.times, fromDate));
     for (; i < this.slots.length; i++) {
       if (this.inTimeOrder && toDate !== undefined && this.times[i] > toDate) break;
       scanned++;
@@ -273,33 +288,5 @@ export class DlqStore {
       totalScanned: this.totalScanned,
       compactions: this.compactions,
     };
-  }
-
-  /**
-   * Index of the first slot whose sequence number is greater than `seq` (binary search).
-   *
-   * @param seq - the sequence number.
-   */
-  /** The first slot whose failure time is `t` or later (`times` nondecreasing). */
-  private firstAtOrAfter(t: number): number {
-    let lo = 0;
-    let hi = this.times.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.times[mid] < t) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  private indexAfter(seq: number): number {
-    let lo = 0;
-    let hi = this.seqs.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.seqs[mid] <= seq) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
   }
 }
