@@ -467,7 +467,7 @@ export class WindowPlan {
     const room = windowRoom(this, this.open.length, this.budget(at), true);
     if (!narrow && this.tiling(at)) {
       // The last windows run one page a round trip each: below a share of the windows needed, halve.
-      const thin = sent < TILE_TAIL_SHARE * targetWindows(this.settings.concurrency, at);
+      const thin = sent < TILE_TAIL_SHARE * need;
       const k = this.tilePieces(w, at);
       return Math.min(1 + idle, 1 + missing, 1 + room, thin ? Math.max(2, k) : k);
     }
