@@ -73,6 +73,9 @@ export function stableAccountId(username: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
+/** When the emulator's account was created (`creation_time`, `last_plan_upgrade_time`), unix ms. */
+export const ACCOUNT_CREATED_MS = Date.UTC(2025, 0, 1);
+
 /** Holds and changes the account record. */
 export class AccountStore {
   private current: AccountRecord;
@@ -82,7 +85,9 @@ export class AccountStore {
    * @param init - credentials, plan and creation time.
    */
   constructor(init: AccountInit) {
-    const seconds = Math.floor(init.now / 1000);
+    // Stable across restarts, as the record's `id` is: a restarted emulator serves the same
+    // record, so a program's second `up` against it sees no change of plan.
+    const seconds = Math.floor(Math.min(init.now, ACCOUNT_CREATED_MS) / 1000);
     this.planName = init.plan;
     this.current = {
       customer_id: init.username,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { PLAN_PRESETS } from "../../../emulator";
-import { stableAccountId } from "../../../emulator/account";
+import { ACCOUNT_CREATED_MS, AccountStore, stableAccountId } from "../../../emulator/account";
 import { admin, basic, expectError, PASSWORD, TOKEN, useEmulator, USERNAME } from "./helpers";
 
 /** Spec 2.3 fields and their JSON types. */
@@ -36,8 +36,8 @@ const SPEC_FIELDS: Record<string, "string" | "number" | "boolean"> = {
   creation_time: "number",
 };
 
-/** A controllable clock. */
-let clock = Date.UTC(2025, 0, 1);
+/** A controllable clock, a day after the account's creation. */
+let clock = ACCOUNT_CREATED_MS + 86_400_000;
 
 describe("emulator account record", () => {
   const getRecord = async (url: string, auth = basic()): Promise<Record<string, unknown>> => {
@@ -66,8 +66,8 @@ describe("emulator account record", () => {
         assert.equal(record.id, stableAccountId(USERNAME));
         assert.equal(record.state, "active");
         assert.equal(record.active, true);
-        assert.equal(record.creation_time, Math.floor(clock / 1000));
-        assert.equal(record.last_plan_upgrade_time, Math.floor(clock / 1000));
+        assert.equal(record.creation_time, ACCOUNT_CREATED_MS / 1000);
+        assert.equal(record.last_plan_upgrade_time, ACCOUNT_CREATED_MS / 1000);
         const extra = Object.keys(record).filter((k) => !(k in SPEC_FIELDS));
         assert.ok(extra.length >= 1, "at least one field the spec does not list");
         assert.equal(record.region, "local-1");
@@ -137,7 +137,17 @@ describe("emulator account record", () => {
       assert.equal(record.max_parallelism, 10);
       assert.equal(record.reserved_type, "paid");
       assert.equal(record.last_plan_upgrade_time, Math.floor(clock / 1000));
-      assert.equal(record.creation_time, Math.floor((clock - 3_600_000) / 1000));
+      assert.equal(record.creation_time, ACCOUNT_CREATED_MS / 1000);
+    });
+
+    it("serves the same record times after a restart, so a second up sees no change of plan", () => {
+      const init = { token: TOKEN, username: USERNAME, password: PASSWORD, plan: "free" as const };
+      const first = new AccountStore({ ...init, now: clock }).record;
+      const later = new AccountStore({ ...init, now: clock + 7 * 86_400_000 }).record;
+      assert.deepEqual(later, first);
+      // A clock set before that time (a test's) still gets a creation time in its past.
+      const early = new AccountStore({ ...init, now: ACCOUNT_CREATED_MS - 1_000 }).record;
+      assert.equal(early.creation_time, (ACCOUNT_CREATED_MS - 1_000) / 1000);
     });
 
     it("setPlan on the running emulator does the same", async () => {
