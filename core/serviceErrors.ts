@@ -67,7 +67,7 @@ export function explainServiceError(
         `They came from: ${credentialOrigins}. Check those values.`;
       break;
     case "SVC_UNREACHABLE":
-      detail = `cannot reach the service at ${url} (${err.message}). Is it running, and is the URL right?`;
+      detail = `cannot reach the service at ${url} (${unreachableReason(err)}). Is it running, and is the URL right?`;
       break;
     case "SVC_TIMEOUT":
       detail = `the service at ${url} did not answer in time (${err.message}).`;
@@ -79,6 +79,15 @@ export function explainServiceError(
       detail = `${err.message} [${err.code}]`;
   }
   return new ServiceError(what, detail, err.code, err);
+}
+
+/**
+ * Why a connection failed, in one phrase: the socket's own error (`connect ECONNREFUSED …`) and the
+ * attempts made, without the request's label and retry budget the client's message wraps it in.
+ */
+function unreachableReason(err: SvcError): string {
+  const cause = err.cause instanceof Error && err.cause.message !== "" ? err.cause.message : err.message;
+  return err.attempts !== undefined && err.attempts > 1 ? `${cause}; ${err.attempts} attempts` : cause;
 }
 
 /** What the user must fix first, per code: `pulumi up` run again as it is would fail the same way. */

@@ -59,6 +59,17 @@ describe("messages: client/messageText, core/inputChecks, core/serviceErrors", (
         /rejected the credentials \(HTTP 403\)\. They came from: ORIGINS\./,
       ],
       [new SvcError("SVC_UNREACHABLE", "refused"), /cannot reach the service at URL \(refused\)/],
+      [
+        new SvcError(
+          "SVC_UNREACHABLE",
+          "svc get account (GET /x) failed: could not connect (gave up after 3 attempts)",
+          {
+            cause: new Error("connect ECONNREFUSED 127.0.0.1:9"),
+            attempts: 3,
+          },
+        ),
+        /^What: cannot reach the service at URL \(connect ECONNREFUSED 127\.0\.0\.1:9; 3 attempts\)\. Is it/,
+      ],
       [new SvcError("SVC_TIMEOUT", "slow"), /did not answer in time \(slow\)/],
       [new SvcError("SVC_MALFORMED_RESPONSE", "bad json"), /sent a malformed answer: bad json/],
       [new SvcError("SVC_NOT_FOUND", "gone"), /^What: gone \[SVC_NOT_FOUND\]$/],

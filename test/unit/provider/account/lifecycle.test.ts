@@ -292,6 +292,9 @@ describe("provider/account: errors", () => {
     );
     assert.match(e.message, /cannot reach the service at http:\/\/127\.0\.0\.1:\d+/);
     assert.match(e.message, /Is it running, and is the URL right\?/);
+    // One phrase in one pair of brackets: the socket's error and the attempts, not the client's wrapping.
+    assert.match(e.message, /\(connect ECONNREFUSED 127\.0\.0\.1:\d+; \d+ attempts\)\. Is it running/);
+    assert.doesNotMatch(e.message, /gave up after|failed:/);
     assert.equal((e as { code?: string }).code, "SVC_UNREACHABLE");
     assertNoSecrets({ error: errorText(e) }, secretForms({ username: USERNAME, password: PASSWORD }));
   });
