@@ -32,7 +32,7 @@ export const MAX_SAVED_WINDOWS = 64;
 export const GATE_BACKLOG = 2;
 /** Windows in flight a drain's rate and shortest round trip need beyond which it tiles what is left past 500 runs once the density is known, and probes no spread failures (`WindowPlan.wide`, rule 8): tiling against section 9's rows, which need 7 (16 leaves room for drains sharing a gate, whose every round trip includes a wait); the rate rows (section 10). */
 export const WIDE_WINDOWS = 16;
-/** Windows in flight that 100 a second at 50 ms need, which the other constants were tuned at; a drain that needs more pays fewer than PAY_PAGES pages a window and measures the gate's backlog against the round trip: the rate rows (100/s at 150 and 300 ms, 500/s). */
+/** Windows in flight that 100 a second at 50 ms need, which the other constants were tuned at; a drain that needs more pays fewer than PAY_PAGES pages a window, measures the gate's backlog against the round trip and keeps room for only this many when it narrows a cluster: the rate rows (100/s at 150 and 300 ms, 500/s; their outages). */
 export const BASE_WINDOWS = 8;
 
 // Where a window is split.
@@ -58,7 +58,7 @@ export const LADDER_OLDER_RATIO = 3;
 export const PROBE_SHARE = 0.85;
 /** Probes in a row with runs after which the window is taken as no wider than its cluster and split: probing cost against parallelism; outage and burst rows. */
 export const DENSE_AFTER = 4;
-/** Most pieces of a split that narrows a cluster, all sent (fewer as the room left nears the windows the gate needs): round trips to find a cluster against empty answers per round trip; the outage rows. */
+/** Most pieces of a split that narrows a cluster, all sent (fewer as the room left nears the windows the gate needs, BASE_WINDOWS at most): round trips to find a cluster against empty answers per round trip; the outage rows. */
 export const NARROW_PIECES = 4;
 /** Windows sent at most while a cluster is narrowed: narrowing against other windows keeping the gate busy; burst rows at 20,000. */
 export const NARROW_WINDOWS = 1;

@@ -213,6 +213,12 @@ export interface SplitGroup {
   highestEmpty?: number;
 }
 
+/** Whether `g` or a split it descends from located its cluster ({@link SplitGroup.located}). */
+function locatedIn(g: SplitGroup | undefined): boolean {
+  for (let x = g; x !== undefined; x = x.parent) if (x.located === true) return true;
+  return false;
+}
+
 /** Whether `g` is `of` or a split of one of its pieces' descendants. */
 function descends(g: SplitGroup | undefined, of: SplitGroup): boolean {
   for (let x = g; x !== undefined; x = x.parent) if (x === of) return true;
@@ -471,6 +477,10 @@ export class WindowPlan {
       const k = this.tilePieces(w, at);
       return Math.min(1 + idle, 1 + missing, 1 + room, thin ? Math.max(2, k) : k);
     }
+    if (!narrow && this.rampsCluster(w, at)) {
+      // The cluster's pieces come back full: the windows missing are shared out among those sent.
+      return Math.min(1 + idle, 1 + missing, 1 + room, 1 + Math.ceil(missing / Math.max(1, sent)));
+    }
     if (this.longerRunning(w, at)) return 0;
     // A window that is no piece (the selection, or a saved window) and open below: its ladder.
     const first = w.window.from === undefined && !w.piece;
@@ -478,8 +488,11 @@ export class WindowPlan {
     const older = w.window.from === undefined && w.piece;
     // A narrowing split keeps the room of the windows the gate needs once the cluster is found
     // (the one narrowed is one of them): fewer pieces a round trip, at least two, as room runs out.
+    // A drain that needs more than BASE_WINDOWS keeps room for that many: it earns the rest page
+    // by page once the cluster is found, and a halving in place of a quartering costs it a round
+    // trip with its gate idle.
     const most = narrow
-      ? Math.min(NARROW_PIECES, Math.max(2, 2 + room - need))
+      ? Math.min(NARROW_PIECES, Math.max(2, 2 + room - Math.min(need, BASE_WINDOWS)))
       : halve
         ? 2
         : first
@@ -583,13 +596,24 @@ export class WindowPlan {
   }
 
   /**
+   * Whether a full window of `w`'s located cluster ({@link SplitGroup.located}) is split into a
+   * share of the windows missing, in a {@link wide} drain while the cluster's own density is not
+   * known ({@link clusterDensity}): every piece of the cluster came back full, so it holds more
+   * than the windows sent can drain in a round trip, and halving would reach the windows the gate
+   * needs only a round trip a doubling. Once a piece closes, the cluster's density rules (rule 4).
+   */
+  private rampsCluster(w: PlannedWindow, at: PlanContext): boolean {
+    return this.wide(at) && locatedIn(w.group) && this.clusterDensity(w) === undefined;
+  }
+
+  /**
    * Whether a split of `w` narrows a cluster: failures are clustered (a window came back empty, and
    * the density is unknown), `w` has a lower bound (the ladder places pieces of a window open
    * below) and is not inside a located cluster ({@link SplitGroup.located}).
    */
   narrows(w: PlannedWindow): boolean {
     if (!this.sawEmptyWindow || this.density() !== undefined || w.window.from === undefined) return false;
-    for (let g = w.group; g !== undefined; g = g.parent) if (g.located === true) return false;
+    if (locatedIn(w.group)) return false;
     return this.open.filter((o) => !o.held && !this.probing(o, w)).length <= NARROW_WINDOWS;
   }
 
@@ -601,8 +625,7 @@ export class WindowPlan {
    */
   private clusteredBelow(w: PlannedWindow): boolean {
     if (!this.sawEmptyWindow || this.density() !== undefined || w.window.from === undefined) return false;
-    for (let g = w.group; g !== undefined; g = g.parent) if (g.located === true) return false;
-    return clusteredBelowIn(w.group);
+    return !locatedIn(w.group) && clusteredBelowIn(w.group);
   }
 
   /**

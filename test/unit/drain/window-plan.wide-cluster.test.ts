@@ -1,0 +1,89 @@
+/**
+ * The planner on a clustered incident in a drain whose rate and round trip need more windows than
+ * 100 requests a second at 50 ms do (`drain/windowPlan.ts`, rules 5 and 8 of
+ * docs/design/drain.md): how it narrows the cluster, and how it reaches the windows the gate
+ * needs once the cluster is found. No I/O: each test feeds answers and reads the decisions.
+ */
+import { strict as assert } from "node:assert";
+import { MAX_RUNS_PER_REQUEST } from "../../../client/contract";
+import { WindowPlan, targetWindows, type PlanContext, type PlannedWindow } from "../../../drain/windowPlan";
+import { windowRoom } from "../../../drain/windows";
+import { BASE_WINDOWS, NARROW_PIECES, WIDE_WINDOWS } from "../../../drain/planKnobs";
+import { DAY, NOW } from "../../../bench/lib/windowSim";
+
+const SETTINGS = { concurrency: 256, maxEmptyPages: 3, horizonMs: 3 * DAY };
+/** 100 requests a second and 50 ms: 7 windows keep the gate busy. */
+const BASE: PlanContext = { inFlight: 0, gateWaiting: 0, now: NOW, ratePerSecond: 100, roundTripMs: 50 };
+/** 500 requests a second and 150 ms: the gate needs far more than WIDE_WINDOWS windows. */
+const WIDE: PlanContext = { ...BASE, ratePerSecond: 500, roundTripMs: 150 };
+
+/** A saved state of a window running out (empty) and a bounded one of 4,000,000 ms, past 5,000 runs. */
+const CLUSTER_STATE = {
+  version: 1 as const,
+  windows: [{ to: 999 }, { from: 1_000, to: 4_000_999 }],
+  runs: 5_000,
+  shortfall: 0,
+};
+
+/** The pieces the narrowing split of the full window makes, with `room` windows left to open. */
+function narrowed(at: PlanContext, room: number): PlannedWindow[] {
+  const budget = { ...SETTINGS, ratePerSecond: at.ratePerSecond, roundTripMs: at.roundTripMs };
+  const base = windowRoom({ runs: 5_050, shortfall: 0 }, 1, budget, true);
+  const plan = WindowPlan.start({}, CLUSTER_STATE, undefined, SETTINGS);
+  const [a, b] = [plan.take()!, plan.take()!];
+  plan.answer(a, 0, undefined, at);
+  plan.shortfall = MAX_RUNS_PER_REQUEST * (base - room);
+  const d = plan.answer(b, 50, "b", at);
+  return d.kind === "split" ? [...d.into] : [];
+}
+
+describe("drain/windowPlan: a cluster in a drain that needs many windows", () => {
+  it("narrows in quarters while room is left for BASE_WINDOWS windows, not for all the gate needs", () => {
+    const need = targetWindows(SETTINGS.concurrency, WIDE);
+    assert.ok(need > WIDE_WINDOWS && targetWindows(SETTINGS.concurrency, BASE) <= BASE_WINDOWS);
+    const sizes = [BASE_WINDOWS + 2, BASE_WINDOWS + 1, BASE_WINDOWS, 1].map((room) => {
+      const into = narrowed(WIDE, room);
+      assert.ok(into.length <= 1 + room, `${into.length} pieces within a room of ${room}`);
+      assert.ok(into.every((x) => !x.held && x.group?.narrowing === true));
+      return into.length;
+    });
+    // Room for BASE_WINDOWS kept (two pieces at least); a room of 10 is far below the 85 needed.
+    assert.deepEqual(sizes, [NARROW_PIECES, NARROW_PIECES - 1, 2, 2]);
+  });
+
+  it("shares the windows missing among the full pieces of a located cluster until a piece closes", () => {
+    /** b quartered; p1 full, quartered in turn; p2 full: located. p2's next page, at `at`. */
+    function located(at: PlanContext, q1ClosesWith?: number) {
+      const plan = WindowPlan.start({}, CLUSTER_STATE, undefined, SETTINGS);
+      const [a, b] = [plan.take()!, plan.take()!];
+      plan.answer(a, 0, undefined, at);
+      const d = plan.answer(b, 50, "b", at);
+      const p = d.kind === "split" ? d.into : [];
+      assert.equal(p.length, NARROW_PIECES);
+      p.forEach(() => plan.take());
+      plan.answer(p[0], 0, undefined, at);
+      const dq = plan.answer(p[1], 50, "p1", at);
+      const q = dq.kind === "split" ? dq.into : [];
+      q.forEach(() => plan.take());
+      assert.equal(plan.answer(p[2], 50, "p2", { ...at, gateWaiting: 1_000 }).kind, "continue");
+      assert.equal(p[2].group?.located, true);
+      plan.take();
+      if (q1ClosesWith !== undefined) plan.answer(q[1], q1ClosesWith, undefined, at);
+      const sent = plan.open.filter((o) => !o.held).length;
+      const counters = { runs: plan.runs + MAX_RUNS_PER_REQUEST, shortfall: plan.shortfall };
+      const budget = { ...SETTINGS, ratePerSecond: at.ratePerSecond, roundTripMs: at.roundTripMs };
+      const room = windowRoom(counters, plan.open.length, budget, true);
+      const next = plan.answer(p[2], 50, "p2b", at);
+      return { pieces: next.kind === "split" ? next.into.length : 1, sent, room };
+    }
+    const need = targetWindows(SETTINGS.concurrency, WIDE);
+    const wide = located(WIDE);
+    const share = 1 + Math.ceil((need - wide.sent) / wide.sent);
+    assert.equal(wide.pieces, Math.min(share, 1 + wide.room), `${wide.sent} sent, room ${wide.room}`);
+    assert.ok(wide.pieces > 2, "more than a halving");
+    // At 100 a second and 50 ms the full window is halved, as before the cluster's density is known.
+    assert.equal(located(BASE).pieces, 2);
+    // A piece that closed gives the cluster's density: its pieces then hold what it says (rule 4).
+    assert.ok(located(WIDE, 40).pieces < wide.pieces);
+  });
+});
