@@ -219,6 +219,12 @@ function locatedIn(g: SplitGroup | undefined): boolean {
   return false;
 }
 
+/** Whether `g` or a split it descends from narrowed a cluster ({@link SplitGroup.narrowing}). */
+function narrowedIn(g: SplitGroup | undefined): boolean {
+  for (let x = g; x !== undefined; x = x.parent) if (x.narrowing === true) return true;
+  return false;
+}
+
 /** Whether `g` is `of` or a split of one of its pieces' descendants. */
 function descends(g: SplitGroup | undefined, of: SplitGroup): boolean {
   for (let x = g; x !== undefined; x = x.parent) if (x === of) return true;
@@ -401,7 +407,9 @@ export class WindowPlan {
       w.group.full = true;
       w.group.fulls = (w.group.fulls ?? 0) + 1;
       w.group.lowestFull = Math.min(w.group.lowestFull ?? Infinity, w.window.from ?? -Infinity);
-      if (w.group.narrowing === true && w.group.fulls >= 2) w.group.located = true;
+      if (w.group.fulls >= 2 && (w.group.narrowing === true || this.locatesWide(w.group, at))) {
+        w.group.located = true;
+      }
     }
     if (emptyFirst && w.group) {
       w.group.highestEmpty = Math.max(w.group.highestEmpty ?? -Infinity, w.window.from ?? -Infinity);
@@ -601,9 +609,23 @@ export class WindowPlan {
    * known ({@link clusterDensity}): every piece of the cluster came back full, so it holds more
    * than the windows sent can drain in a round trip, and halving would reach the windows the gate
    * needs only a round trip a doubling. Once a piece closes, the cluster's density rules (rule 4).
+   * Only a cluster found by narrowing ({@link narrows}: the one window sent), whose windows are all
+   * the drain's: a share of the windows missing would overrun one of several clusters.
    */
   private rampsCluster(w: PlannedWindow, at: PlanContext): boolean {
-    return this.wide(at) && locatedIn(w.group) && this.clusterDensity(w) === undefined;
+    return this.wide(at) && locatedIn(w.group) && narrowedIn(w.group) && this.clusterDensity(w) === undefined;
+  }
+
+  /**
+   * Whether two pieces of `g`, a split that did not narrow (several windows were sent: several
+   * clusters, or a cluster and the rest), coming back full on their first page locate its cluster
+   * ({@link SplitGroup.located}): in a {@link wide} drain, off the ladder, outside a located cluster.
+   * Halving on inside such a cluster makes pieces that close on pages that are not full, and an
+   * empty answer at each of its edges every round trip: at a fast rate that spends the allowance
+   * before the gate is busy. Not at 100 a second and 50 ms, whose rows halve on (section 9).
+   */
+  private locatesWide(g: SplitGroup, at: PlanContext): boolean {
+    return this.wide(at) && !g.ladder && !locatedIn(g);
   }
 
   /**

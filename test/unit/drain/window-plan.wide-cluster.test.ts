@@ -86,4 +86,36 @@ describe("drain/windowPlan: a cluster in a drain that needs many windows", () =>
     // A piece that closed gives the cluster's density: its pieces then hold what it says (rule 4).
     assert.ok(located(WIDE, 40).pieces < wide.pieces);
   });
+
+  it("locates a cluster found by halving beside other windows, and halves it on (no share split)", () => {
+    /** An empty window, then two bounded ones sent; the first full, halved; both halves full. */
+    function halved(at: PlanContext) {
+      const saved = {
+        version: 1 as const,
+        windows: [{ to: 999 }, { from: 1_000, to: 2_000_999 }, { from: 3_000_000, to: 4_000_000 }],
+        runs: 5_000,
+        shortfall: 0,
+      };
+      const plan = WindowPlan.start({}, saved, undefined, SETTINGS);
+      const [empty, a] = [plan.take()!, plan.take()!, plan.take()!];
+      plan.answer(empty, 0, undefined, at);
+      const d = plan.answer(a, 50, "a", { ...at, inFlight: 1 });
+      const halves = d.kind === "split" ? d.into : [];
+      assert.equal(halves.length, 2, "halved: another window is sent, so it is not narrowed");
+      assert.notEqual(halves[0].group?.narrowing, true);
+      halves.forEach(() => plan.take());
+      const busy = { ...at, inFlight: 2, gateWaiting: 1_000 };
+      plan.answer(halves[0], 50, "h0", busy);
+      plan.answer(halves[1], 50, "h1", busy);
+      const next = plan.answer(halves[1], 50, "h1b", { ...at, inFlight: 2 });
+      return {
+        located: halves[0].group?.located === true,
+        pieces: next.kind === "split" ? next.into.length : 1,
+      };
+    }
+    // Two halves full on their first page: the cluster is found at their scale.
+    assert.deepEqual(halved(WIDE), { located: true, pieces: 2 });
+    // At 100 a second and 50 ms such halves locate nothing: the halving goes on as before.
+    assert.equal(halved(BASE).located, false);
+  });
 });
