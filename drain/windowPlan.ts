@@ -213,22 +213,25 @@ export interface SplitGroup {
   highestEmpty?: number;
 }
 
+/** Whether `g` or a split it descends from passes `test`. */
+function inLineage(g: SplitGroup | undefined, test: (x: SplitGroup) => boolean): boolean {
+  for (let x = g; x !== undefined; x = x.parent) if (test(x)) return true;
+  return false;
+}
+
 /** Whether `g` or a split it descends from located its cluster ({@link SplitGroup.located}). */
 function locatedIn(g: SplitGroup | undefined): boolean {
-  for (let x = g; x !== undefined; x = x.parent) if (x.located === true) return true;
-  return false;
+  return inLineage(g, (x) => x.located === true);
 }
 
 /** Whether `g` or a split it descends from narrowed a cluster ({@link SplitGroup.narrowing}). */
 function narrowedIn(g: SplitGroup | undefined): boolean {
-  for (let x = g; x !== undefined; x = x.parent) if (x.narrowing === true) return true;
-  return false;
+  return inLineage(g, (x) => x.narrowing === true);
 }
 
 /** Whether `g` is `of` or a split of one of its pieces' descendants. */
 function descends(g: SplitGroup | undefined, of: SplitGroup): boolean {
-  for (let x = g; x !== undefined; x = x.parent) if (x === of) return true;
-  return false;
+  return inLineage(g, (x) => x === of);
 }
 
 /**
@@ -239,12 +242,14 @@ function descends(g: SplitGroup | undefined, of: SplitGroup): boolean {
  * full one says less: the cursor may have passed it.
  */
 function clusteredBelowIn(g: SplitGroup | undefined): boolean {
-  for (let x = g; x !== undefined; x = x.parent) {
-    if (x.ladder) continue;
-    if (x.lowestFull !== undefined && x.highestEmpty !== undefined && x.highestEmpty > x.lowestFull)
-      return true;
-  }
-  return false;
+  return inLineage(
+    g,
+    (x) =>
+      !x.ladder &&
+      x.lowestFull !== undefined &&
+      x.highestEmpty !== undefined &&
+      x.highestEmpty > x.lowestFull,
+  );
 }
 
 /**
@@ -254,11 +259,7 @@ function clusteredBelowIn(g: SplitGroup | undefined): boolean {
  * with one window sent.
  */
 function clusteredIn(g: SplitGroup | undefined): boolean {
-  for (let x = g; x !== undefined; x = x.parent) if (x.narrowing === true) return false;
-  for (let x = g; x !== undefined; x = x.parent) {
-    if (x.empty && x.full === true && x.pieces > 2 && !x.ladder) return true;
-  }
-  return false;
+  return !narrowedIn(g) && inLineage(g, (x) => x.empty && x.full === true && x.pieces > 2 && !x.ladder);
 }
 
 /** What the runner tells the planner with an answer. */
