@@ -56,16 +56,19 @@
  *   cursor is guessed to have resumed: a cluster is far narrower than the window, so the guess
  *   would place it in the first piece three times in four) into {@link NARROW_PIECES} pieces, all
  *   sent, fewer (two at least) as the room left nears the windows the gate needs once the cluster
- *   is found. Each round trip cuts the window the cluster is in that many times over, for an empty
- *   answer from every piece but one, whatever the run IDs look like: the gate is idle meanwhile,
- *   so fewer round trips are worth the empty answers the allowance leaves. Once two pieces of one
- *   split come back full on their first page, the cluster is found at that width
- *   ({@link SplitGroup.located}), and the pieces below are split by the rules above, never probed,
- *   with the cluster's own density ({@link WindowPlan.clusterDensity}) where the drain's is
- *   unknown. The other pieces of the split the window came from that have not answered yet do not
- *   count as sent: they most likely come back empty, and waiting for them would leave the window
- *   the cluster is in to the other rules (its split placed past what its cursor is guessed to have
- *   resumed).
+ *   is found ({@link BASE_WINDOWS} of them at most). Each round trip cuts the window the cluster
+ *   is in that many times over, for an empty answer from every piece but one, whatever the run IDs
+ *   look like: the gate is idle meanwhile, so fewer round trips are worth the empty answers the
+ *   allowance leaves. Once two pieces of one split come back full on their first page, the
+ *   cluster is found at that width ({@link SplitGroup.located}; in a drain that needs more than
+ *   {@link WIDE_WINDOWS} windows, of any split off the ladder), and the pieces below are split by
+ *   the rules above, never probed, with the cluster's own density
+ *   ({@link WindowPlan.clusterDensity}) where the drain's is unknown; until a piece closes, such a
+ *   drain cuts each full piece of a narrowed cluster into a share of the windows it lacks, not in
+ *   halves. The other pieces of the split the window came
+ *   from that have not answered yet do not count as sent: they most likely come back empty, and
+ *   waiting for them would leave the window the cluster is in to the other rules (its split
+ *   placed past what its cursor is guessed to have resumed).
  * - A followed window is split past what its cursor is guessed to have resumed (its oldest
  *   entries), unless a split it descends from had a piece come back empty above one that came
  *   back full: the entries left are clustered, not spread, so the guess says nothing of where they
