@@ -65,10 +65,10 @@
  *   the rules above, never probed, with the cluster's own density
  *   ({@link WindowPlan.clusterDensity}) where the drain's is unknown; until a piece closes, such a
  *   drain cuts each full piece of a narrowed cluster into a share of the windows it lacks, not in
- *   halves. The other pieces of the split the window came
- *   from that have not answered yet do not count as sent: they most likely come back empty, and
- *   waiting for them would leave the window the cluster is in to the other rules (its split
- *   placed past what its cursor is guessed to have resumed).
+ *   halves, and once one closes it tiles the cluster by that density, as below. The other pieces
+ *   of the split the window came from that have not answered yet do not count as sent: they most
+ *   likely come back empty, and waiting for them would leave the window the cluster is in to the
+ *   other rules (its split placed past what its cursor is guessed to have resumed).
  * - A followed window is split past what its cursor is guessed to have resumed (its oldest
  *   entries), unless a split it descends from had a piece come back empty above one that came
  *   back full: the entries left are clustered, not spread, so the guess says nothing of where they
@@ -78,7 +78,9 @@
  *   that returns a full page is cut into as many pieces as it holds fair shares (the entries left
  *   over the windows needed), so pieces cut at any time end together; a window open below is cut
  *   back from its upper end into pieces of a fair share each. From then on an empty window says
- *   where failures are not, and no window is probed.
+ *   where failures are not, and no window is probed. Where the drain's density is unknown, a window
+ *   of a located cluster whose own density is known is tiled by it, the windows sent with neither
+ *   density left out of the share.
  * - Windows are pairwise disjoint and cover what is left of the selection, so requests in flight
  *   never select the same entry, and a window split between its pages loses nothing.
  *
@@ -199,10 +201,11 @@ export interface SplitGroup {
   narrowing?: boolean;
   /**
    * For a located split ({@link SplitGroup.located}): exact counts of the pieces below it that
-   * closed whole with runs, entries held and their width, ms. Their ratio is the cluster's own
-   * density ({@link WindowPlan.clusterDensity}); the empty pieces at its edges are left out.
+   * closed whole with runs, entries held and their width, ms; their total; and the median of their
+   * densities, the cluster's own ({@link WindowPlan.clusterDensity}), kept as each piece closes.
+   * The empty pieces at its edges are left out.
    */
-  filled?: { runs: number; ms: number };
+  filled?: { counts: { runs: number; ms: number }[]; runs: number; density: number | undefined };
   /** Pieces of this split that came back full with a cursor on their first page. */
   fulls?: number;
   /**
@@ -214,6 +217,21 @@ export interface SplitGroup {
   lowestFull?: number;
   /** Highest start (−∞: open below) of a piece that came back empty on its first page. */
   highestEmpty?: number;
+}
+
+/**
+ * The median of closed windows' densities (entries per ms), each window weighing the entries it
+ * held: a wide window at the edge of the failures (a few entries over hours) does not pull it down
+ * as their pooled ratio would.
+ */
+function medianDensity(counts: readonly { runs: number; ms: number }[]): number | undefined {
+  const runs = counts.reduce((sum, c) => sum + c.runs, 0);
+  let below = 0;
+  for (const c of [...counts].sort((a, b) => a.runs / a.ms - b.runs / b.ms)) {
+    below += c.runs;
+    if (below >= runs / 2) return c.runs / c.ms;
+  }
+  return undefined;
 }
 
 /** Whether `g` or a split it descends from passes `test`. */
@@ -483,10 +501,11 @@ export class WindowPlan {
     // is narrowed) or running out: a new piece holds little, so splits halve.
     const halve = this.sawEmptyWindow;
     const room = windowRoom(this, this.open.length, this.budget(at), true);
-    if (!narrow && this.tiling(at)) {
+    const rho = narrow ? undefined : this.tileDensity(w, at);
+    if (rho !== undefined) {
       // The last windows run one page a round trip each: below a share of the windows needed, halve.
       const thin = sent < TILE_TAIL_SHARE * need;
-      const k = this.tilePieces(w, at);
+      const k = Math.round(this.expected(w, rho, at.now) / this.tileSize(at));
       return Math.min(1 + idle, 1 + missing, 1 + room, thin ? Math.max(2, k) : k);
     }
     if (!narrow && this.rampsCluster(w, at)) {
@@ -546,7 +565,7 @@ export class WindowPlan {
   }
 
   /**
-   * Whether the drain tiles what is left ({@link tilePieces}, {@link tile}): it is {@link wide},
+   * Whether the drain tiles what is left ({@link tileSize}, {@link tile}): it is {@link wide},
    * past {@link SMALL_DRAIN_RUNS} runs, and knows the density. Once it does, its density stays
    * known ({@link learn}).
    */
@@ -557,19 +576,29 @@ export class WindowPlan {
   }
 
   /**
-   * Entries one window of a tiling drain is to hold: what the windows sent are expected to hold,
-   * over the windows the gate needs, {@link PIECE_PAGES} pages at least. A window cut to this size
-   * at any time ends about when the drain does: the gate resumes that many a window a round trip.
+   * Entries per ms by which `w` is tiled: the drain's density once it {@link tiling tiles}; in a
+   * {@link wide} drain past {@link SMALL_DRAIN_RUNS} runs whose density is unknown, that of the
+   * located cluster `w` lies in ({@link clusterDensity}): the cluster's pieces end together too.
    */
-  private tileSize(at: PlanContext): number {
-    const rho = this.density() as number;
-    const left = this.open.reduce((sum, o) => sum + (o.held ? 0 : this.expected(o, rho, at.now)), 0);
-    return Math.max(PIECE_PAGES * MAX_RUNS_PER_REQUEST, left / this.latencyNeeds(at));
+  private tileDensity(w: PlannedWindow, at: PlanContext): number | undefined {
+    if (this.tiling(at)) return this.density();
+    if (this.runs <= SMALL_DRAIN_RUNS || !this.wide(at)) return undefined;
+    return this.clusterDensity(w);
   }
 
-  /** Pieces of `w` in a tiling drain: the windows' shares it is expected to hold, rounded. */
-  private tilePieces(w: PlannedWindow, at: PlanContext): number {
-    return Math.round(this.expected(w, this.density() as number, at.now) / this.tileSize(at));
+  /**
+   * Entries one window of a tiling drain is to hold: what the windows sent are expected to hold
+   * (each by the drain's density, else its cluster's; those with neither left out), over the
+   * windows the gate needs, {@link PIECE_PAGES} pages at least. A window cut to this size at any
+   * time ends about when the drain does: the gate resumes that many a window a round trip.
+   */
+  private tileSize(at: PlanContext): number {
+    let left = 0;
+    for (const o of this.open) {
+      const rho = o.held ? undefined : (this.density() ?? this.clusterDensity(o));
+      if (rho !== undefined) left += this.expected(o, rho, at.now);
+    }
+    return Math.max(PIECE_PAGES * MAX_RUNS_PER_REQUEST, left / this.latencyNeeds(at));
   }
 
   /**
@@ -578,8 +607,7 @@ export class WindowPlan {
    * is cut back from its upper end into pieces of {@link tileSize} each by the density, the oldest
    * open below.
    */
-  private tile(w: PlannedWindow, k: number, at: PlanContext): DrainWindow[] | undefined {
-    const rho = this.density() as number;
+  private tile(w: PlannedWindow, k: number, at: PlanContext, rho: number): DrainWindow[] | undefined {
     const range = effectiveRange(w.window, at.now, this.settings.horizonMs);
     if (range === undefined) return undefined;
     const [lo, hi] = range;
@@ -706,7 +734,10 @@ export class WindowPlan {
     for (let g = w.group; g !== undefined && !g.ladder; g = g.parent) {
       g.closed = { runs: (g.closed?.runs ?? 0) + w.resumed, ms: (g.closed?.ms ?? 0) + ms };
       if (g.located === true && w.resumed > 0) {
-        g.filled = { runs: (g.filled?.runs ?? 0) + w.resumed, ms: (g.filled?.ms ?? 0) + ms };
+        const filled = (g.filled ??= { counts: [], runs: 0, density: undefined });
+        filled.counts.push({ runs: w.resumed, ms });
+        filled.runs += w.resumed;
+        filled.density = medianDensity(filled.counts);
       }
     }
   }
@@ -722,14 +753,7 @@ export class WindowPlan {
   density(): number | undefined {
     const { counts, empty } = this.sample;
     const runs = counts.reduce((sum, c) => sum + c.runs, 0);
-    if (empty || runs < DENSITY_SAMPLE) return undefined;
-    const byDensity = [...counts].sort((a, b) => a.runs / a.ms - b.runs / b.ms);
-    let below = 0;
-    for (const c of byDensity) {
-      below += c.runs;
-      if (below >= runs / 2) return c.runs / c.ms;
-    }
-    return undefined; // not reached: `below` ends at `runs`
+    return empty || runs < DENSITY_SAMPLE ? undefined : medianDensity(counts);
   }
 
   /**
@@ -779,8 +803,10 @@ export class WindowPlan {
 
   /**
    * Entries per ms of the located cluster `w` lies in ({@link SplitGroup.located}, the nearest):
-   * the exact counts of its pieces that closed whole with runs ({@link SplitGroup.filled}), once
-   * they held {@link DENSITY_SAMPLE} entries; `undefined` before, and outside a located cluster.
+   * the median of the densities of its pieces that closed whole with runs
+   * ({@link SplitGroup.filled}), each weighing its entries, once they held {@link DENSITY_SAMPLE}
+   * entries (pieces at the cluster's edges hold few over their width, and would pull a pooled
+   * ratio down); `undefined` before, and outside a located cluster.
    * The drain's density is unknown there (the narrowing's pieces came back empty), but the
    * cluster's own is, so its windows are split only into pieces that hold a page each.
    */
@@ -788,7 +814,7 @@ export class WindowPlan {
     let g = w.group;
     while (g !== undefined && g.located !== true) g = g.parent;
     const filled = g?.filled;
-    return filled !== undefined && filled.runs >= DENSITY_SAMPLE ? filled.runs / filled.ms : undefined;
+    return filled !== undefined && filled.runs >= DENSITY_SAMPLE ? filled.density : undefined;
   }
 
   /**
@@ -862,9 +888,11 @@ export class WindowPlan {
       !probe && w.window.from === undefined
         ? splitOpenBelow(w.window, k, at.now, this.settings.horizonMs)
         : undefined;
-    const windows = this.tiling(at)
-      ? this.tile(w, k, at)
-      : (ladder ?? splitWindowInto(w.window, probe ? 2 : k, at.now, this.settings.horizonMs, drained));
+    const rho = narrow ? undefined : this.tileDensity(w, at);
+    const windows =
+      rho !== undefined
+        ? this.tile(w, k, at, rho)
+        : (ladder ?? splitWindowInto(w.window, probe ? 2 : k, at.now, this.settings.horizonMs, drained));
     if (windows === undefined) {
       w.atomic = true;
       return undefined;

@@ -37,6 +37,28 @@ function narrowed(at: PlanContext, room: number): PlannedWindow[] {
   return d.kind === "split" ? [...d.into] : [];
 }
 
+/**
+ * The cluster of CLUSTER_STATE located at `at`: b quartered into p (p0 empty), p1 full and quartered
+ * into q, p2 full on its first page (the gate busy: not split yet), every piece taken.
+ */
+function locatedCluster(at: PlanContext) {
+  const plan = WindowPlan.start({}, CLUSTER_STATE, undefined, SETTINGS);
+  const [a, b] = [plan.take()!, plan.take()!];
+  plan.answer(a, 0, undefined, at);
+  const d = plan.answer(b, 50, "b", at);
+  const p = d.kind === "split" ? d.into : [];
+  assert.equal(p.length, NARROW_PIECES);
+  p.forEach(() => plan.take());
+  plan.answer(p[0], 0, undefined, at);
+  const dq = plan.answer(p[1], 50, "p1", at);
+  const q = dq.kind === "split" ? dq.into : [];
+  q.forEach(() => plan.take());
+  assert.equal(plan.answer(p[2], 50, "p2", { ...at, gateWaiting: 1_000 }).kind, "continue");
+  assert.equal(p[2].group?.located, true);
+  plan.take();
+  return { plan, p, q };
+}
+
 describe("drain/windowPlan: a cluster in a drain that needs many windows", () => {
   it("narrows in quarters while room is left for BASE_WINDOWS windows, not for all the gate needs", () => {
     const need = targetWindows(SETTINGS.concurrency, WIDE);
@@ -54,20 +76,7 @@ describe("drain/windowPlan: a cluster in a drain that needs many windows", () =>
   it("shares the windows missing among the full pieces of a located cluster until a piece closes", () => {
     /** b quartered; p1 full, quartered in turn; p2 full: located. p2's next page, at `at`. */
     function located(at: PlanContext, q1ClosesWith?: number) {
-      const plan = WindowPlan.start({}, CLUSTER_STATE, undefined, SETTINGS);
-      const [a, b] = [plan.take()!, plan.take()!];
-      plan.answer(a, 0, undefined, at);
-      const d = plan.answer(b, 50, "b", at);
-      const p = d.kind === "split" ? d.into : [];
-      assert.equal(p.length, NARROW_PIECES);
-      p.forEach(() => plan.take());
-      plan.answer(p[0], 0, undefined, at);
-      const dq = plan.answer(p[1], 50, "p1", at);
-      const q = dq.kind === "split" ? dq.into : [];
-      q.forEach(() => plan.take());
-      assert.equal(plan.answer(p[2], 50, "p2", { ...at, gateWaiting: 1_000 }).kind, "continue");
-      assert.equal(p[2].group?.located, true);
-      plan.take();
+      const { plan, p, q } = locatedCluster(at);
       if (q1ClosesWith !== undefined) plan.answer(q[1], q1ClosesWith, undefined, at);
       const sent = plan.open.filter((o) => !o.held).length;
       const counters = { runs: plan.runs + MAX_RUNS_PER_REQUEST, shortfall: plan.shortfall };
@@ -83,8 +92,38 @@ describe("drain/windowPlan: a cluster in a drain that needs many windows", () =>
     assert.ok(wide.pieces > 2, "more than a halving");
     // At 100 a second and 50 ms the full window is halved, as before the cluster's density is known.
     assert.equal(located(BASE).pieces, 2);
-    // A piece that closed gives the cluster's density: its pieces then hold what it says (rule 4).
+    // A piece that closed gives the cluster's density: its pieces then hold what it says (rule 8).
     assert.ok(located(WIDE, 40).pieces < wide.pieces);
+  });
+
+  it("tiles a located cluster by its own density once a piece closed, the median of its pieces", () => {
+    /** The located cluster; q1 full, split into r; pieces of r close; p2's next page. */
+    function tiled(closes: [number | "last", number][]) {
+      const { plan, p, q } = locatedCluster(WIDE);
+      const dr = plan.answer(q[1], 50, "q1", WIDE);
+      const r = dr.kind === "split" ? dr.into : [];
+      assert.ok(r.length > 2, `q1 ramped into ${r.length} pieces`);
+      r.forEach(() => plan.take());
+      // An empty quarter: the drain's density is unknown, only the cluster's is known.
+      plan.answer(q[2], 0, undefined, WIDE);
+      assert.equal(plan.density(), undefined);
+      // Pieces close whole: [index of r, entries held].
+      for (const [i, runs] of closes) plan.answer(r[i === "last" ? r.length - 1 : i], runs, undefined, WIDE);
+      const next = plan.answer(p[2], 50, "p2b", WIDE);
+      const into = next.kind === "split" ? next.into : [];
+      const msOf = (x: PlannedWindow) => (x.window.to as number) - (x.window.from as number) + 1;
+      return { pieces: into.length, rMs: msOf(r[0]), pMs: msOf(p[2]) };
+    }
+    // r1 and r2 held 10 each; the edge piece at the top 2 (their pooled ratio is about a quarter lower).
+    const t = tiled([
+      [1, 10],
+      [2, 10],
+      ["last", 2],
+    ]);
+    const rho = 10 / t.rMs;
+    const shares = Math.round((rho * t.pMs - 2 * MAX_RUNS_PER_REQUEST) / MAX_RUNS_PER_REQUEST);
+    assert.ok(shares > 2, `${shares} pages left in p2`);
+    assert.equal(t.pieces, shares, "p2 is cut into the pages its cluster's density says it holds");
   });
 
   it("locates a cluster found by halving beside other windows, and halves it on (no share split)", () => {
