@@ -80,7 +80,8 @@
  *   back from its upper end into pieces of a fair share each. From then on an empty window says
  *   where failures are not, and no window is probed. Where the drain's density is unknown, a window
  *   of a located cluster whose own density is known is tiled by it, the windows sent with neither
- *   density left out of the share.
+ *   density left out of the share. Before any window closed or came back empty, such a drain cuts
+ *   a full bounded window into a share of the windows it lacks.
  * - Windows are pairwise disjoint and cover what is left of the selection, so requests in flight
  *   never select the same entry, and a window split between its pages loses nothing.
  *
@@ -508,8 +509,8 @@ export class WindowPlan {
       const k = Math.round(this.expected(w, rho, at.now) / this.tileSize(at));
       return Math.min(1 + idle, 1 + missing, 1 + room, thin ? Math.max(2, k) : k);
     }
-    if (!narrow && this.rampsCluster(w, at)) {
-      // The cluster's pieces come back full: the windows missing are shared out among those sent.
+    if (!narrow && this.ramps(w, at)) {
+      // The windows come back full: the windows missing are shared out among those sent.
       return Math.min(1 + idle, 1 + missing, 1 + room, 1 + Math.ceil(missing / Math.max(1, sent)));
     }
     if (this.longerRunning(w, at)) return 0;
@@ -636,16 +637,24 @@ export class WindowPlan {
   }
 
   /**
-   * Whether a full window of `w`'s located cluster ({@link SplitGroup.located}) is split into a
-   * share of the windows missing, in a {@link wide} drain while the cluster's own density is not
-   * known ({@link clusterDensity}): every piece of the cluster came back full, so it holds more
-   * than the windows sent can drain in a round trip, and halving would reach the windows the gate
-   * needs only a round trip a doubling. Once a piece closes, the cluster's density rules (rule 4).
-   * Only a cluster found by narrowing ({@link narrows}: the one window sent), whose windows are all
-   * the drain's: a share of the windows missing would overrun one of several clusters.
+   * Whether full window `w` is split into a share of the windows missing, in a {@link wide} drain
+   * while no density says what it holds: halving would reach the windows the gate needs only a
+   * round trip a doubling. Either spread failures past {@link SMALL_DRAIN_RUNS} runs before any
+   * window closed or came back empty (a bounded window: where one open below starts is a guess),
+   * or a located cluster ({@link SplitGroup.located}) whose own density is not known
+   * ({@link clusterDensity}): every piece of it came back full, so it holds more than the windows
+   * sent drain in a round trip. Only a cluster found by narrowing ({@link narrows}: the one window
+   * sent), whose windows are all the drain's: a share of the windows missing would overrun one of
+   * several clusters. Once a window closes, the density rules (rules 4 and 8).
    */
-  private rampsCluster(w: PlannedWindow, at: PlanContext): boolean {
-    return this.wide(at) && locatedIn(w.group) && narrowedIn(w.group) && this.clusterDensity(w) === undefined;
+  private ramps(w: PlannedWindow, at: PlanContext): boolean {
+    if (!this.wide(at)) return false;
+    const spread =
+      this.runs > SMALL_DRAIN_RUNS &&
+      !this.sawEmptyWindow &&
+      this.density() === undefined &&
+      w.window.from !== undefined;
+    return spread || (locatedIn(w.group) && narrowedIn(w.group) && this.clusterDensity(w) === undefined);
   }
 
   /**

@@ -803,7 +803,7 @@ describe("drain/windowPlan (the planner, without I/O)", () => {
     });
   });
 
-  describe("a drain that needs more than WIDE_WINDOWS in flight, failures spread (density known)", () => {
+  describe("a drain that needs more than WIDE_WINDOWS in flight, failures spread", () => {
     /** 500 requests a second and 150 ms: the gate needs far more than WIDE_WINDOWS windows. */
     const WIDE: PlanContext = { inFlight: 0, gateWaiting: 0, now: NOW, ratePerSecond: 500, roundTripMs: 150 };
     const WIDE_SETTINGS = { ...SETTINGS, concurrency: 256 };
@@ -851,6 +851,25 @@ describe("drain/windowPlan (the planner, without I/O)", () => {
         `${widths[0]} vs ${resumedWidth} + ${rest[0]}`,
       );
       assert.equal(decide(w, AT).into.length, LATER_PIECES, "at 100 a second and 50 ms: the usual split");
+    });
+
+    it("ramps: before a window closed or came back empty, cuts a full one into a share of those missing", () => {
+      const w = { from: NOW - 102 * hour + 1, to: NOW - 2 * hour };
+      /** `w` alone past 1,000 runs (no density), answering a full page at `at`. */
+      const ramp = (at: PlanContext) => {
+        const plan = new WindowPlan([w], { runs: 1_000, shortfall: 0 }, WIDE_SETTINGS);
+        const one = plan.take()!;
+        const counters = { runs: plan.runs + MAX_RUNS_PER_REQUEST, shortfall: plan.shortfall };
+        const room = windowRoom(counters, plan.open.length, { ...at }, true);
+        const d = plan.answer(one, MAX_RUNS_PER_REQUEST, "c1", at);
+        assert.equal(plan.density(), undefined);
+        return { pieces: d.kind === "split" ? d.into.length : 1, room };
+      };
+      const { pieces, room } = ramp(WIDE);
+      // One window sent: it is cut into all the windows the gate needs, within the room.
+      assert.equal(pieces, Math.min(1 + room, targetWindows(256, WIDE)), `room ${room}`);
+      assert.ok(pieces > LATER_PIECES);
+      assert.equal(ramp(AT).pieces, LATER_PIECES, "at 100 a second and 50 ms: the usual split");
     });
 
     it("tiles: splits a window into its fair shares rounded, so one of under one and a half stays whole", () => {
