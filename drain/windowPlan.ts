@@ -202,11 +202,10 @@ export interface SplitGroup {
   narrowing?: boolean;
   /**
    * For a located split ({@link SplitGroup.located}): exact counts of the pieces below it that
-   * closed whole with runs, entries held and their width, ms; their total; and the median of their
-   * densities, the cluster's own ({@link WindowPlan.clusterDensity}), kept as each piece closes.
-   * The empty pieces at its edges are left out.
+   * closed whole with runs; their median density is the cluster's own
+   * ({@link WindowPlan.clusterDensity}). The empty pieces at its edges are left out.
    */
-  filled?: { counts: { runs: number; ms: number }[]; runs: number; density: number | undefined };
+  filled?: Densities;
   /** Pieces of this split that came back full with a cursor on their first page. */
   fulls?: number;
   /**
@@ -221,18 +220,32 @@ export interface SplitGroup {
 }
 
 /**
- * The median of closed windows' densities (entries per ms), each window weighing the entries it
- * held: a wide window at the edge of the failures (a few entries over hours) does not pull it down
- * as their pooled ratio would.
+ * Exact counts of closed windows (entries held, width in ms), kept in order of density, and the
+ * median of their densities (entries per ms), each window weighing the entries it held: a wide
+ * window at the edge of the failures (a few entries over hours) does not pull it down as their
+ * pooled ratio would. Kept as each window closes: the planner reads it on every answer.
  */
-function medianDensity(counts: readonly { runs: number; ms: number }[]): number | undefined {
-  const runs = counts.reduce((sum, c) => sum + c.runs, 0);
-  let below = 0;
-  for (const c of [...counts].sort((a, b) => a.runs / a.ms - b.runs / b.ms)) {
-    below += c.runs;
-    if (below >= runs / 2) return c.runs / c.ms;
+export class Densities {
+  private readonly byDensity: { runs: number; ms: number }[] = [];
+  /** Entries the windows held. */
+  runs = 0;
+  /** The weighted median; `undefined` while the windows held nothing. */
+  median: number | undefined;
+
+  add(runs: number, ms: number): void {
+    const at = this.byDensity.findIndex((c) => c.runs / c.ms > runs / ms);
+    this.byDensity.splice(at < 0 ? this.byDensity.length : at, 0, { runs, ms });
+    this.runs += runs;
+    let below = 0;
+    this.median = undefined;
+    for (const c of this.byDensity) {
+      below += c.runs;
+      if (this.runs > 0 && below >= this.runs / 2) {
+        this.median = c.runs / c.ms;
+        return;
+      }
+    }
   }
-  return undefined;
 }
 
 /** Whether `g` or a split it descends from passes `test`. */
@@ -348,7 +361,9 @@ export class WindowPlan {
    * the density is their median. A bounded window that held nothing makes the density unknown
    * (the failures are clustered).
    */
-  private readonly sample = { counts: [] as { runs: number; ms: number }[], empty: false };
+  private readonly sample = new Densities();
+  /** A window of the sample held nothing: the density is unknown. */
+  private sampledEmpty = false;
   /**
    * The same counts without the ladder's pieces (their empty rungs say where failures are not,
    * not how dense they are), empty windows kept: how much of a followed window its cursor pages
@@ -594,9 +609,10 @@ export class WindowPlan {
    * time ends about when the drain does: the gate resumes that many a window a round trip.
    */
   private tileSize(at: PlanContext): number {
+    const drain = this.density();
     let left = 0;
     for (const o of this.open) {
-      const rho = o.held ? undefined : (this.density() ?? this.clusterDensity(o));
+      const rho = o.held ? undefined : (drain ?? this.clusterDensity(o));
       if (rho !== undefined) left += this.expected(o, rho, at.now);
     }
     return Math.max(PIECE_PAGES * MAX_RUNS_PER_REQUEST, left / this.latencyNeeds(at));
@@ -734,8 +750,8 @@ export class WindowPlan {
     const ms = range[1] - range[0] + 1;
     // Once the drain tiles (spread failures), an empty window says where failures are not.
     if (w.resumed === 0 && this.tiled) return;
-    if (w.resumed === 0) this.sample.empty = true;
-    this.sample.counts.push({ runs: w.resumed, ms });
+    if (w.resumed === 0) this.sampledEmpty = true;
+    this.sample.add(w.resumed, ms);
     if (w.group?.ladder !== true) {
       this.offLadder.runs += w.resumed;
       this.offLadder.ms += ms;
@@ -743,10 +759,7 @@ export class WindowPlan {
     for (let g = w.group; g !== undefined && !g.ladder; g = g.parent) {
       g.closed = { runs: (g.closed?.runs ?? 0) + w.resumed, ms: (g.closed?.ms ?? 0) + ms };
       if (g.located === true && w.resumed > 0) {
-        const filled = (g.filled ??= { counts: [], runs: 0, density: undefined });
-        filled.counts.push({ runs: w.resumed, ms });
-        filled.runs += w.resumed;
-        filled.density = medianDensity(filled.counts);
+        (g.filled ??= new Densities()).add(w.resumed, ms);
       }
     }
   }
@@ -760,9 +773,7 @@ export class WindowPlan {
    * held none (clustered failures: a density says nothing there, and the rules of before apply).
    */
   density(): number | undefined {
-    const { counts, empty } = this.sample;
-    const runs = counts.reduce((sum, c) => sum + c.runs, 0);
-    return empty || runs < DENSITY_SAMPLE ? undefined : medianDensity(counts);
+    return this.sampledEmpty || this.sample.runs < DENSITY_SAMPLE ? undefined : this.sample.median;
   }
 
   /**
@@ -823,7 +834,7 @@ export class WindowPlan {
     let g = w.group;
     while (g !== undefined && g.located !== true) g = g.parent;
     const filled = g?.filled;
-    return filled !== undefined && filled.runs >= DENSITY_SAMPLE ? filled.density : undefined;
+    return filled !== undefined && filled.runs >= DENSITY_SAMPLE ? filled.median : undefined;
   }
 
   /**
