@@ -10,6 +10,7 @@ import { WindowPlan, targetWindows, type PlanContext, type PlannedWindow } from 
 import { requestAllowance, splitOpenBelow, windowRoom } from "../../../drain/windows";
 import type { DrainWindow, OpenWindow } from "../../../drain/types";
 import { DAY, DISTRIBUTIONS, FakeDlq, NOW } from "../../../bench/lib/windowSim";
+import { clusterStart, locatedCluster } from "../../helpers/clusterPlan";
 import {
   DEFAULT_WINDOW_ALLOWANCE,
   DENSITY_SAMPLE,
@@ -327,13 +328,6 @@ describe("drain/windowPlan (the planner, without I/O)", () => {
       assert.ok(Math.abs(width(k1) - width(k2)) <= 1, "at the middle");
     });
 
-    /** A saved state of a window running out (empty) and a bounded one of 4,000,000 ms, past 5,000 runs. */
-    const CLUSTER_STATE = {
-      version: 1 as const,
-      windows: [{ to: 999 }, { from: 1_000, to: 4_000_999 }],
-      runs: 5_000,
-      shortfall: 0,
-    };
     const BUDGET = { ...SETTINGS, ratePerSecond: AT.ratePerSecond, roundTripMs: AT.roundTripMs };
     const msOf = (x: PlannedWindow) => (x.window.to as number) - (x.window.from as number) + 1;
 
@@ -343,9 +337,7 @@ describe("drain/windowPlan (the planner, without I/O)", () => {
       const base = windowRoom({ runs: 5_050, shortfall: 0 }, 1, BUDGET, true);
       const sizes: number[] = [];
       for (const room of [need + 2, need + 1, need, 1]) {
-        const plan = WindowPlan.start({}, CLUSTER_STATE, undefined, SETTINGS);
-        const [a, b] = [plan.take()!, plan.take()!];
-        plan.answer(a, 0, undefined, AT);
+        const { plan, b } = clusterStart(SETTINGS, AT);
         plan.shortfall = MAX_RUNS_PER_REQUEST * (base - room);
         const d = plan.answer(b, 50, "b", AT);
         const into = d.kind === "split" ? d.into : [];
@@ -367,9 +359,7 @@ describe("drain/windowPlan (the planner, without I/O)", () => {
     });
 
     it("probes nothing below a narrowing split: a piece split by the other rules sends every piece", () => {
-      const plan = WindowPlan.start({}, CLUSTER_STATE, undefined, SETTINGS);
-      const [a, b] = [plan.take()!, plan.take()!];
-      plan.answer(a, 0, undefined, AT);
+      const { plan, b } = clusterStart(SETTINGS, AT);
       const d = plan.answer(b, 50, "b", AT);
       const into = d.kind === "split" ? d.into : [];
       into.forEach(() => plan.take());
@@ -392,21 +382,7 @@ describe("drain/windowPlan (the planner, without I/O)", () => {
     it("splits a window of a located cluster by the cluster's own density, its empty edges left out", () => {
       /** b narrowed into p0..p3; p1 full, narrowed into q0..q3; p2 full: located. p2's next page. */
       function located(qClosesWith: number | undefined): string {
-        const plan = WindowPlan.start({}, CLUSTER_STATE, undefined, SETTINGS);
-        const [a, b] = [plan.take()!, plan.take()!];
-        plan.answer(a, 0, undefined, AT);
-        const d = plan.answer(b, 50, "b", AT);
-        const p = d.kind === "split" ? d.into : [];
-        p.forEach(() => plan.take());
-        plan.answer(p[0], 0, undefined, AT);
-        const dq = plan.answer(p[1], 50, "p1", AT);
-        const q = dq.kind === "split" ? dq.into : [];
-        assert.equal(q.length, NARROW_PIECES, "the first full piece is narrowed in turn");
-        q.forEach(() => plan.take());
-        // The second full piece locates the cluster (the gate is busy: no split yet).
-        assert.equal(plan.answer(p[2], 50, "p2", { ...AT, gateWaiting: GATE_BACKLOG }).kind, "continue");
-        assert.equal(p[2].group?.located, true);
-        plan.take();
+        const { plan, p, q } = locatedCluster(SETTINGS, AT);
         plan.answer(p[3], 0, undefined, AT);
         // A quarter of p1 closes whole: the cluster holds that many entries per 1,000,000 ms.
         if (qClosesWith !== undefined) plan.answer(q[1], qClosesWith, undefined, AT);

@@ -10,6 +10,7 @@ import { WindowPlan, targetWindows, type PlanContext, type PlannedWindow } from 
 import { windowRoom } from "../../../drain/windows";
 import { BASE_WINDOWS, NARROW_PIECES, WIDE_WINDOWS } from "../../../drain/planKnobs";
 import { DAY, NOW } from "../../../bench/lib/windowSim";
+import { clusterStart, locatedCluster } from "../../helpers/clusterPlan";
 
 const SETTINGS = { concurrency: 256, maxEmptyPages: 3, horizonMs: 3 * DAY };
 /** 100 requests a second and 50 ms: 7 windows keep the gate busy. */
@@ -17,46 +18,14 @@ const BASE: PlanContext = { inFlight: 0, gateWaiting: 0, now: NOW, ratePerSecond
 /** 500 requests a second and 150 ms: the gate needs far more than WIDE_WINDOWS windows. */
 const WIDE: PlanContext = { ...BASE, ratePerSecond: 500, roundTripMs: 150 };
 
-/** A saved state of a window running out (empty) and a bounded one of 4,000,000 ms, past 5,000 runs. */
-const CLUSTER_STATE = {
-  version: 1 as const,
-  windows: [{ to: 999 }, { from: 1_000, to: 4_000_999 }],
-  runs: 5_000,
-  shortfall: 0,
-};
-
 /** The pieces the narrowing split of the full window makes, with `room` windows left to open. */
 function narrowed(at: PlanContext, room: number): PlannedWindow[] {
   const budget = { ...SETTINGS, ratePerSecond: at.ratePerSecond, roundTripMs: at.roundTripMs };
   const base = windowRoom({ runs: 5_050, shortfall: 0 }, 1, budget, true);
-  const plan = WindowPlan.start({}, CLUSTER_STATE, undefined, SETTINGS);
-  const [a, b] = [plan.take()!, plan.take()!];
-  plan.answer(a, 0, undefined, at);
+  const { plan, b } = clusterStart(SETTINGS, at);
   plan.shortfall = MAX_RUNS_PER_REQUEST * (base - room);
   const d = plan.answer(b, 50, "b", at);
   return d.kind === "split" ? [...d.into] : [];
-}
-
-/**
- * The cluster of CLUSTER_STATE located at `at`: b quartered into p (p0 empty), p1 full and quartered
- * into q, p2 full on its first page (the gate busy: not split yet), every piece taken.
- */
-function locatedCluster(at: PlanContext) {
-  const plan = WindowPlan.start({}, CLUSTER_STATE, undefined, SETTINGS);
-  const [a, b] = [plan.take()!, plan.take()!];
-  plan.answer(a, 0, undefined, at);
-  const d = plan.answer(b, 50, "b", at);
-  const p = d.kind === "split" ? d.into : [];
-  assert.equal(p.length, NARROW_PIECES);
-  p.forEach(() => plan.take());
-  plan.answer(p[0], 0, undefined, at);
-  const dq = plan.answer(p[1], 50, "p1", at);
-  const q = dq.kind === "split" ? dq.into : [];
-  q.forEach(() => plan.take());
-  assert.equal(plan.answer(p[2], 50, "p2", { ...at, gateWaiting: 1_000 }).kind, "continue");
-  assert.equal(p[2].group?.located, true);
-  plan.take();
-  return { plan, p, q };
 }
 
 describe("drain/windowPlan: a cluster in a drain that needs many windows", () => {
@@ -76,7 +45,7 @@ describe("drain/windowPlan: a cluster in a drain that needs many windows", () =>
   it("shares the windows missing among the full pieces of a located cluster until a piece closes", () => {
     /** b quartered; p1 full, quartered in turn; p2 full: located. p2's next page, at `at`. */
     function located(at: PlanContext, q1ClosesWith?: number) {
-      const { plan, p, q } = locatedCluster(at);
+      const { plan, p, q } = locatedCluster(SETTINGS, at);
       if (q1ClosesWith !== undefined) plan.answer(q[1], q1ClosesWith, undefined, at);
       const sent = plan.open.filter((o) => !o.held).length;
       const counters = { runs: plan.runs + MAX_RUNS_PER_REQUEST, shortfall: plan.shortfall };
@@ -99,7 +68,7 @@ describe("drain/windowPlan: a cluster in a drain that needs many windows", () =>
   it("tiles a located cluster by its own density once a piece closed, the median of its pieces", () => {
     /** The located cluster; q1 full, split into r; pieces of r close; p2's next page. */
     function tiled(closes: [number | "last", number][]) {
-      const { plan, p, q } = locatedCluster(WIDE);
+      const { plan, p, q } = locatedCluster(SETTINGS, WIDE);
       const dr = plan.answer(q[1], 50, "q1", WIDE);
       const r = dr.kind === "split" ? dr.into : [];
       assert.ok(r.length > 2, `q1 ramped into ${r.length} pieces`);
