@@ -18,11 +18,14 @@
  *   node -r ts-node/register/transpile-only bench/windows.ts [--sizes 2500,5000,20000,100000]
  *     [--scenarios uniform,hour,window,outage,bursts,urls] [--horizons unknown,payg]
  *     [--small 237,500,501,1200] [--trials 3] [--no-sequential] [--no-free] [--no-sim] [--out file.json]
- *     [--run-ids sdk,app,mixed,numeric,hex | all] [--rate 100|500] [--rtt ms]
+ *     [--run-ids sdk,app,mixed,numeric,hex | all] [--rate 100|500] [--rtt ms] [--jitter ms]
  *
  * `--rate`/`--rtt`: the account's per-second limit (500: the paid plan) and the emulator's latency
  * a request; other than 100 and 50, the rows are judged on the rate rows' targets
  * (`bench/lib/rateRows.ts`) and compared with the simulator at the same rate and round trip.
+ * `--jitter`: 0 to that many ms more a request, uniform (the emulator's `latencyJitterMs`; the
+ * simulator's `--jitter` takes the same argument); without it the emulator adds none, and the
+ * simulator its default.
  * `--run-ids`: the shapes of the seeded entries' run IDs (`emulator/run-ids.ts`), each a row of
  * its own (default `sdk`, the official SDK's; `all`: every shape but `numeric`).
  *
@@ -59,6 +62,8 @@ import type { RunIdShape } from "../emulator/run-ids";
 
 /** `--rtt`: the emulator's latency a resume request, ms (section 9's 50 by default). */
 const LATENCY_MS = Number(arg("rtt") ?? 50);
+/** `--jitter`: the emulator's extra latency a resume request, 0 to this many ms, uniform. */
+const JITTER_MS = arg("jitter") === undefined ? undefined : Number(arg("jitter"));
 /** `--rate`: the account's per-second limit, 100 (the free plan) or 500 (the paid plan). */
 const LIMIT = Number(arg("rate") ?? 100);
 /** The account's net for the simulator and the rate rows' targets. */
@@ -102,6 +107,7 @@ async function faults(emu: EmulatorProcess, native: boolean): Promise<void> {
   await emu.admin("PUT", "/admin/faults", {
     endpoints: ["resume"],
     latencyMs: LATENCY_MS,
+    ...(JITTER_MS !== undefined ? { latencyJitterMs: JITTER_MS } : {}),
     ...(native ? {} : { rateLimit: { burst: LIMIT, windowMs: 1_000 } }),
   });
 }

@@ -8,14 +8,20 @@
  *    `reset` leaves this process `R` minus its own requests still in flight (they count in that
  *    window too); every request released before the reset takes one more. At none left, nothing
  *    is released until the reset.
- * 2. **The share.** After each window, the requests of others in it are estimated (the limit minus
- *    what was left, minus this process's own answered requests of that window, extrapolated to
- *    the whole window when its last answer came before the window's end, never beyond what its
- *    own requests left; the highest of the last {@link SHARE_HISTORY} windows counts). When
- *    others used at least the margin, this process paces at the limit minus their use minus a
- *    margin ({@link shareMargin}); it lowers its rate at once and raises it halfway towards the
- *    target per window, so two processes that each see the other settle on shares that together
- *    stay below the limit.
+ * 2. **The share.** After each window, the requests of others in it are estimated: the limit minus
+ *    the least its answers said was left (the answer to the last of this process's requests the
+ *    service counted in it), minus all of this process's requests counted in it. Answers overtake
+ *    each other when round trips vary, so a window is settled only once all of its answers are in
+ *    ({@link SETTLE_ROUND_TRIPS} of its longest round trips past its end, or when the window after
+ *    the next begins): taking only the answers received before the one that said the least would
+ *    count every overtaken request of this process as another client's, and a drain alone on the
+ *    account would slow itself down. The estimate is extrapolated to the whole window when that
+ *    answer's request was counted before the window's end, never beyond what its own requests
+ *    left; the highest of the last {@link SHARE_HISTORY} windows counts. When others used at
+ *    least the margin, this process paces at the limit minus their use minus a margin
+ *    ({@link shareMargin}); it lowers its rate at once and raises it halfway towards the target
+ *    per window, so two processes that each see the other settle on shares that together stay
+ *    below the limit.
  *
  * @packageDocumentation
  */
@@ -28,26 +34,47 @@ export function shareMargin(limit: number): number {
   return Math.max(1, Math.ceil(limit * 0.02));
 }
 
-/** The window this process last heard about. */
+/** An answered request of this process, as {@link BurstShare.observe} takes it. */
+export interface AnsweredRequest {
+  /** When it was sent, unix ms. */
+  sent: number;
+  /** When its answer came, unix ms. */
+  answered?: number;
+  /** It was refused with 429: the service did not count it in the window. */
+  refused?: boolean;
+}
+
+/** A window of the per-second limit this process heard about. */
 interface CurrentWindow {
   /** When it resets, unix ms. */
   resetAt: number;
   /** Requests this process may still start in it. */
   left: number;
-  /** This process's answers counted in it. */
+  /** This process's requests counted in it (answered, not refused). */
   own: number;
-  /** Highest estimate of others' requests in it. */
-  others: number;
-  /** When that estimate was made, unix ms. */
-  othersAt: number;
+  /** The least its answers said was left: after the last of this process's requests it counted. */
+  leastLeft: number;
+  /** When the service counted the request of that answer, unix ms. */
+  leastAt: number;
+  /** The longest round trip of its answers so far, ms. */
+  longest: number;
 }
 
 /** Length of a window of the per-second limit, ms. */
 const WINDOW_MS = 1_000;
 
+/**
+ * Round trips past a window's end (its longest so far) after which every answer of it is taken to
+ * have come back: late answers are those of requests sent just before the end, whose round trips
+ * vary about as much as the window's did.
+ */
+export const SETTLE_ROUND_TRIPS = 1;
+
 /** See the module comment. */
 export class BurstShare {
   private current: CurrentWindow | undefined;
+  /** The window before `current` while answers of it may still come back. */
+  private settling: CurrentWindow | undefined;
   private readonly history: number[] = [];
   private rate: number | undefined;
 
@@ -58,29 +85,43 @@ export class BurstShare {
    * @param remaining - `Burst-RateLimit-Remaining`
    * @param resetAt - `Burst-RateLimit-Reset` as unix ms
    * @param inFlight - this process's requests sent and not answered yet
-   * @param t - when the service counted the answered request, unix ms: about when it was sent
-   *   (the answer comes a round trip later, and the others' requests until then are not in it)
+   * @param request - the answered request: `sent`, about when the service counted it (unix ms;
+   *   the answer comes a round trip later, and the others' requests until then are not in it);
+   *   `answered`, when its answer came (`sent` if not given); `refused`, a 429 (not counted in
+   *   the window)
    */
-  observe(limit: number, remaining: number, resetAt: number, inFlight: number, t: number): void {
-    let w = this.current;
-    if (w !== undefined && resetAt < w.resetAt) return; // a late answer of a past window
+  observe(
+    limit: number,
+    remaining: number,
+    resetAt: number,
+    inFlight: number,
+    request: AnsweredRequest,
+  ): void {
+    const { sent: t, answered: answeredAt = request.sent } = request;
+    const late = this.settling !== undefined && resetAt === this.settling.resetAt;
+    let w = late ? this.settling : this.current;
+    if (w !== undefined && resetAt < w.resetAt) return; // an answer of a window already settled
     if (w === undefined || resetAt > w.resetAt) {
-      if (w !== undefined) this.close(w, limit);
-      w = { resetAt, left: remaining, own: 0, others: 0, othersAt: t };
+      if (this.settling !== undefined) this.close(this.settling, limit);
+      this.settling = w;
+      w = { resetAt, left: remaining, own: 0, leastLeft: remaining, leastAt: t, longest: 0 };
       this.current = w;
     }
-    w.own += 1;
+    if (request.refused !== true) w.own += 1;
+    w.longest = Math.max(w.longest, answeredAt - t);
+    if (remaining < w.leastLeft) {
+      w.leastLeft = remaining;
+      w.leastAt = t;
+    }
     // The service counted this request when it arrived; this process's requests still in flight
     // were mostly sent after that (answers come back in about the order they were sent), so they
-    // are not in `remaining` yet and are not subtracted here: one answered out of order is counted
-    // as the others' (too many, the safe side). Subtracting them would take about rate × round
-    // trip off the others' estimate, and the share would go over by as much.
-    const others = limit - remaining - w.own;
-    if (others >= w.others) {
-      w.others = others;
-      w.othersAt = t;
+    // are not in `remaining` yet; those sent after the window's start take from it (`released`).
+    if (!late) w.left = Math.min(w.left, remaining - inFlight);
+    const settling = this.settling;
+    if (settling !== undefined && answeredAt >= settling.resetAt + SETTLE_ROUND_TRIPS * settling.longest) {
+      this.close(settling, limit);
+      this.settling = undefined;
     }
-    w.left = Math.min(w.left, remaining - inFlight);
   }
 
   /** A request was released at `t`: it takes one of what is left in the current window. */
@@ -107,15 +148,17 @@ export class BurstShare {
   }
 
   /**
-   * Others' requests in a closed window: when the last estimate was made before the window's end
-   * (this process stopped sending when the window was spent, or simply had no answer in its last
-   * moments: 38 of another client's 40 seen at 0.95 s), extrapolated to the whole window, but
+   * Others' requests in a settled window: the limit, less the least its answers said was left,
+   * less this process's requests in it. When that answer's request was counted before the window's
+   * end (this process stopped sending when the window was spent, or simply had no answer in its
+   * last moments: 38 of another client's 40 seen at 0.95 s), extrapolated to the whole window, but
    * never more than the window left beside this process's own requests.
    */
   private othersIn(w: CurrentWindow, limit: number): number {
-    const seen = w.othersAt - (w.resetAt - WINDOW_MS);
-    if (w.others <= 0 || seen <= WINDOW_MS / 10 || seen >= WINDOW_MS) return Math.max(0, w.others);
-    return Math.min(Math.ceil((w.others * WINDOW_MS) / seen), Math.max(w.others, limit - w.own));
+    const others = limit - w.leastLeft - w.own;
+    const seen = w.leastAt - (w.resetAt - WINDOW_MS);
+    if (others <= 0 || seen <= WINDOW_MS / 10 || seen >= WINDOW_MS) return Math.max(0, others);
+    return Math.min(Math.ceil((others * WINDOW_MS) / seen), Math.max(others, limit - w.own));
   }
 
   private close(w: CurrentWindow, limit: number): void {

@@ -224,7 +224,11 @@ export class RateGate implements GateStatus {
     }
     const limit = burst.limit ?? this.knownLimit();
     if (limit !== undefined && burst.remaining !== undefined && (burst.resetInMs ?? 0) > 0) {
-      this.share.observe(limit, burst.remaining, t + (burst.resetInMs ?? 0), inFlight, sent);
+      this.share.observe(limit, burst.remaining, t + (burst.resetInMs ?? 0), inFlight, {
+        sent,
+        answered: t,
+        refused: status === 429,
+      });
     }
     if (status === 429) {
       this.counters.limited += 1;

@@ -212,7 +212,7 @@ describe("drain/burstShare", () => {
     for (let i = 1; i <= mine; i++) {
       const othersSoFar = Math.floor((others * i) / mine);
       const t = resetAt - 1000 + (1000 * i) / mine;
-      share.observe(100, Math.max(0, 100 - othersSoFar - i), resetAt, inFlight, t);
+      share.observe(100, Math.max(0, 100 - othersSoFar - i), resetAt, inFlight, { sent: t });
     }
   }
 
@@ -242,14 +242,14 @@ describe("drain/burstShare", () => {
   it("a window this process stopped early is extrapolated, never beyond what its own left", () => {
     const share = new BurstShare();
     // Half-way through: 20 of the other client's 40 counted, then this process stopped sending.
-    for (let i = 1; i <= 30; i++) share.observe(100, 100 - 20 - i, 1000, 0, 500);
-    share.observe(100, 0, 2000, 0, 1990); // the next window closes the first
+    for (let i = 1; i <= 30; i++) share.observe(100, 100 - 20 - i, 1000, 0, { sent: 500 });
+    share.observe(100, 0, 2000, 0, { sent: 1990 }); // the next window closes the first
     assert.deepEqual(share.othersSeen, [40]);
     assert.equal(share.ratePerSecond, 100 - 40 - shareMargin(100));
     const full = new BurstShare();
     // A window that filled up: the others cannot have used more than what was left beside ours.
-    for (let i = 1; i <= 50; i++) full.observe(100, 100 - 2 * i, 1000, 0, 500);
-    full.observe(100, 99, 2000, 0, 1990);
+    for (let i = 1; i <= 50; i++) full.observe(100, 100 - 2 * i, 1000, 0, { sent: 500 });
+    full.observe(100, 99, 2000, 0, { sent: 1990 });
     assert.deepEqual(full.othersSeen, [50]);
   });
 
@@ -257,8 +257,56 @@ describe("drain/burstShare", () => {
     const share = new BurstShare();
     // Answers up to 0.95 s: 38 of the other client's 40 seen by then.
     for (let i = 1; i <= 57; i++)
-      share.observe(100, 100 - Math.floor((38 * i) / 57) - i, 1000, 0, (950 * i) / 57);
-    share.observe(100, 99, 2000, 0, 1010); // the next window closes the first
+      share.observe(100, 100 - Math.floor((38 * i) / 57) - i, 1000, 0, { sent: (950 * i) / 57 });
+    share.observe(100, 99, 2000, 0, { sent: 1010 }); // the next window closes the first
+    assert.deepEqual(share.othersSeen, [40]);
+  });
+
+  /**
+   * Windows of 100 a second with `others` requests of another client, this process sending one
+   * every 10 ms, each answered a round trip of 150 to 209 ms later (seeded): answers overtake each
+   * other. The service counts each request as it is sent; `observe` takes the answers as they come.
+   */
+  function jittered(share: BurstShare, windows: number, others: number, mine: number): void {
+    let seed = 7;
+    const random = (): number => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const sent: { t: number; resetAt: number; remaining: number; at: number }[] = [];
+    for (let s = 1; s <= windows; s++) {
+      for (let i = 1; i <= mine; i++) {
+        const t = (s - 1) * 1000 + (1000 * i) / (mine + 1);
+        const othersSoFar = Math.floor((others * i) / mine);
+        sent.push({ t, resetAt: s * 1000, remaining: 100 - othersSoFar - i, at: t + 150 + 60 * random() });
+      }
+    }
+    const byAnswer = [...sent].sort((a, b) => a.at - b.at);
+    byAnswer.forEach((x) => {
+      const inFlight = sent.filter((y) => y.t <= x.at && y.at > x.at).length;
+      share.observe(100, x.remaining, x.resetAt, inFlight, { sent: x.t, answered: x.at });
+    });
+  }
+
+  it("takes none of its own overtaken requests for another client's: alone, it does not limit", () => {
+    const share = new BurstShare();
+    jittered(share, 6, 0, 95);
+    assert.deepEqual(share.othersSeen, [0, 0]);
+    assert.equal(share.ratePerSecond, undefined);
+  });
+
+  it("with overtaking answers and another client using 40 of 100, it sees the 40", () => {
+    const share = new BurstShare();
+    jittered(share, 6, 40, 55);
+    // 40 counted by this process's last request at 0.98 s: 41 over the whole window.
+    assert.deepEqual(share.othersSeen, [41, 41]);
+    assert.equal(share.ratePerSecond, 100 - 41 - shareMargin(100));
+  });
+
+  it("its refused requests (429) are not counted in the window: the others' use is not understated", () => {
+    const share = new BurstShare();
+    // Another client's 40 and 60 of this process's fill the window by 0.9 s; 10 more are refused.
+    for (let i = 1; i <= 60; i++)
+      share.observe(100, 100 - Math.floor((40 * i) / 60) - i, 1000, 0, { sent: 15 * i });
+    for (let i = 1; i <= 10; i++) share.observe(100, 0, 1000, 0, { sent: 900 + 10 * i, refused: true });
+    share.observe(100, 99, 2000, 0, { sent: 1010 });
     assert.deepEqual(share.othersSeen, [40]);
   });
 
@@ -283,7 +331,7 @@ describe("drain/burstShare", () => {
 
   it("leaves room: nothing more is released in a window the answers say is spent", () => {
     const share = new BurstShare();
-    share.observe(100, 3, 2000, 2, 1400);
+    share.observe(100, 3, 2000, 2, { sent: 1400 });
     assert.equal(share.releasableAt(1500), 1500);
     share.released(1500);
     assert.equal(share.releasableAt(1510), 2000);

@@ -80,7 +80,8 @@ describe("drain/rateGate", () => {
         });
       }
     }
-    clock.now = w0 + 1_010;
+    // Two of the first window's round trips (50 ms) past its end, every answer of it is in.
+    clock.now = w0 + 1_100;
     await clock.run(gate.acquire());
     gate.observe(200, {
       "burst-ratelimit-limit": "100",
