@@ -76,13 +76,18 @@ export function parseRetryAfter(value: string | undefined, nowMs: number): numbe
  * limit resets. Returns the wait in milliseconds or `undefined`.
  */
 export function parseRateLimitReset(value: string | undefined, nowMs: number): number | undefined {
+  const atMs = parseResetAt(value);
+  return atMs === undefined ? undefined : Math.max(0, Math.ceil(atMs - nowMs));
+}
+
+/** `Burst-RateLimit-Reset` (or `RateLimit-Reset`) as unix ms, past or not; else `undefined`. */
+function parseResetAt(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const v = value.trim();
   if (!/^\d+(\.\d+)?$/.test(v)) return undefined;
   const n = Number(v);
   // Tolerate a server that sends milliseconds: no unix-seconds value is this large for centuries.
-  const atMs = n > 1e11 ? n : n * 1000;
-  return Math.max(0, Math.ceil(atMs - nowMs));
+  return n > 1e11 ? n : n * 1000;
 }
 
 /** Response headers as the transport hands them over (lower-case names). */
@@ -102,6 +107,11 @@ export interface RateLimitHeaders {
   remaining?: number;
   /** `Burst-RateLimit-Reset` (unix seconds) as the wait from `nowMs` until the window resets, ms. */
   resetInMs?: number;
+  /**
+   * `Burst-RateLimit-Reset` as unix ms: which window counted the request (an answer that comes
+   * after its window reset names a time already past).
+   */
+  windowEndsAt?: number;
   /** `Retry-After` (seconds or an HTTP date) as a wait from `nowMs`, ms. */
   retryAfterMs?: number;
 }
@@ -132,6 +142,7 @@ export function parseRateLimitHeaders(headers: ResponseHeaders, nowMs: number): 
     limit: intHeader(headers, "burst-ratelimit-limit", 1),
     remaining: intHeader(headers, "burst-ratelimit-remaining", 0),
     resetInMs: parseRateLimitReset(firstHeader(headers, "burst-ratelimit-reset"), nowMs),
+    windowEndsAt: parseResetAt(firstHeader(headers, "burst-ratelimit-reset")),
     retryAfterMs: parseRetryAfter(firstHeader(headers, "retry-after"), nowMs),
   });
 }

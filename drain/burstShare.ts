@@ -12,8 +12,8 @@
  *    the least its answers said was left (the answer to the last of this process's requests the
  *    service counted in it), minus all of this process's requests counted in it. Answers overtake
  *    each other when round trips vary, so a window is settled only once all of its answers are in
- *    ({@link SETTLE_ROUND_TRIPS} of its longest round trips past its end, or when the window after
- *    the next begins): taking only the answers received before the one that said the least would
+ *    (at the answer to a request sent {@link SETTLE_ROUND_TRIPS} of its longest round trips past
+ *    its end, or when the window after the next begins): taking only the answers received before the one that said the least would
  *    count every overtaken request of this process as another client's, and a drain alone on the
  *    account would slow itself down. The estimate is extrapolated to the whole window when that
  *    answer's request was counted before the window's end, never beyond what its own requests
@@ -64,9 +64,9 @@ interface CurrentWindow {
 const WINDOW_MS = 1_000;
 
 /**
- * Round trips past a window's end (its longest so far) after which every answer of it is taken to
- * have come back: late answers are those of requests sent just before the end, whose round trips
- * vary about as much as the window's did.
+ * Round trips past a window's end (its longest so far) from which a request is sent only after
+ * every answer of the window came back, by the time its own answer comes: late answers are those
+ * of requests sent just before the end, whose round trips vary about as much as the window's did.
  */
 export const SETTLE_ROUND_TRIPS = 1;
 
@@ -102,6 +102,8 @@ export class BurstShare {
     let w = late ? this.settling : this.current;
     if (w !== undefined && resetAt < w.resetAt) return; // an answer of a window already settled
     if (w === undefined || resetAt > w.resetAt) {
+      // A window whose first answer came after it ended: too little of it seen to learn from.
+      if (resetAt < answeredAt) return;
       if (this.settling !== undefined) this.close(this.settling, limit);
       this.settling = w;
       w = { resetAt, left: remaining, own: 0, leastLeft: remaining, leastAt: t, longest: 0 };
@@ -118,7 +120,7 @@ export class BurstShare {
     // are not in `remaining` yet; those sent after the window's start take from it (`released`).
     if (!late) w.left = Math.min(w.left, remaining - inFlight);
     const settling = this.settling;
-    if (settling !== undefined && answeredAt >= settling.resetAt + SETTLE_ROUND_TRIPS * settling.longest) {
+    if (settling !== undefined && t >= settling.resetAt + SETTLE_ROUND_TRIPS * settling.longest) {
       this.close(settling, limit);
       this.settling = undefined;
     }

@@ -223,8 +223,9 @@ export class RateGate implements GateStatus {
       this.day.observe(daily.remaining, daily.resetAt, inFlight);
     }
     const limit = burst.limit ?? this.knownLimit();
-    if (limit !== undefined && burst.remaining !== undefined && (burst.resetInMs ?? 0) > 0) {
-      this.share.observe(limit, burst.remaining, t + (burst.resetInMs ?? 0), inFlight, {
+    // An answer that comes after its window reset still says how much of that window was used.
+    if (limit !== undefined && burst.remaining !== undefined && burst.windowEndsAt !== undefined) {
+      this.share.observe(limit, burst.remaining, burst.windowEndsAt, inFlight, {
         sent,
         answered: t,
         refused: status === 429,

@@ -1,7 +1,7 @@
 /**
  * The request pipeline of the service API under `/v2`, shared by both endpoints:
- * log → route and method check → read body → fault plan → latency → auth → account daily limit
- * and rate limit (resume only) → pre-commit fault → endpoint → post-commit fault → response.
+ * log → route and method check → read body → fault plan → auth → account daily limit and rate
+ * limit (resume only) → latency → pre-commit fault → endpoint → post-commit fault → response.
  * Errors become `{"error": …}` with credentials redacted. Every answer after authentication
  * carries the rate limit's `Burst-RateLimit-*` headers (when the limit is on) and the daily
  * limit's `RateLimit-*` headers (when that is on).
@@ -111,6 +111,31 @@ function accountLimits(
 }
 
 /**
+ * Authenticates a request and counts it against the account's limits, on its arrival.
+ *
+ * @returns the headers of its answer and, when it is refused, why (thrown once its latency has
+ *   passed)
+ */
+function count(
+  state: EmulatorState,
+  route: V2Route,
+  req: IncomingMessage,
+  faultHeaders: Readonly<Record<string, string>>,
+  logEntry: { time: number; rateLimited?: boolean; dailyLimited?: boolean },
+): { headers: Readonly<Record<string, string>>; refused?: unknown } {
+  try {
+    route.authenticate(state, req);
+  } catch (refused) {
+    return { headers: {}, refused };
+  }
+  try {
+    return { headers: route.rateLimited ? accountLimits(state, faultHeaders, logEntry) : faultHeaders };
+  } catch (refused) {
+    return { headers: faultHeaders, refused };
+  }
+}
+
+/**
  * Handle a request whose path starts with `/v2`.
  *
  * @param state - the emulator state.
@@ -140,10 +165,12 @@ export async function handleV2(
     }
     const body = await readBody(req, MAX_V2_BODY_BYTES);
     const plan = state.faults.plan(route.endpoint, state.now());
+    // The service counts a request when it arrives and answers a round trip later: where round
+    // trips vary, answers come back in another order than the requests were counted.
+    const counted = count(state, route, req, plan.rateLimitHeaders, logEntry);
     if (plan.delayMs > 0) await sleep(plan.delayMs, undefined, { signal });
-    route.authenticate(state, req);
-    answerHeaders = plan.rateLimitHeaders;
-    if (route.rateLimited) answerHeaders = accountLimits(state, plan.rateLimitHeaders, logEntry);
+    answerHeaders = counted.headers;
+    if ("refused" in counted) throw counted.refused;
 
     const fault = plan.preCommit;
     if (fault !== undefined) {

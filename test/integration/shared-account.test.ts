@@ -1,7 +1,8 @@
 /**
  * A drain that shares the account, against the real emulator over loopback: the daily limit
  * stops it without retrying and a new day continues it (each entry once, ledger); another
- * client's load and a second drain in another process leave it at most 2 % 429s.
+ * client's load and a second drain in another process leave it at most 2 % 429s; alone, answers
+ * that overtake each other do not make it pace below the limit.
  */
 import * as assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -109,6 +110,23 @@ describe("integration: a drain that shares the account", function () {
         `${(res.requestCount / seconds).toFixed(1)} answered/s, share ${gate.ratePerSecond?.toFixed(1)}/s`,
     );
     assert.ok(share <= 0.02, `${limited} of ${total} requests refused`);
+  });
+
+  it("alone, with answers that overtake each other, takes none of its own requests for another client's", async () => {
+    const n = 10_000;
+    seed(n, 5);
+    // 50 to 110 ms a round trip at 100 requests a second: the answers come back in another order
+    // than the emulator counted the requests.
+    emulator.setFaults({ seed: 5, latencyMs: 50, latencyJitterMs: 60, endpoints: ["resume"] });
+    const c = client();
+    const gate = new RateGate({ limit: LIMIT });
+    const rates = new Set<number | undefined>();
+    const onPage = (): void => void rates.add(gate.ratePerSecond);
+    await c.drainWindows({}, undefined, { gate, horizonMs: 3 * DAY, keepRuns: false, onPage });
+    await c.close();
+    assertLedgerExact(n);
+    assert.deepEqual([...rates], [LIMIT], "the gate paced at the account's limit on every page");
+    assert.equal(limitedShare().limited, 0);
   });
 
   it("two drains of one account in two processes at once: each entry once, at most 2 % 429s", async () => {

@@ -91,6 +91,37 @@ describe("drain/rateGate", () => {
     assert.equal(gate.ratePerSecond, 100 - 40 - 2, "the limit, less the others' 40, less the margin");
   });
 
+  it("counts its answers that come after their window reset as its own use of that window", async () => {
+    gate = make(100);
+    const w0 = 1_750_000_001_000;
+    const answer = (remaining: number, reset: number): void =>
+      gate.observe(200, {
+        "burst-ratelimit-limit": "100",
+        "burst-ratelimit-remaining": String(remaining),
+        "burst-ratelimit-reset": secs(reset),
+      });
+    // 90 requests of this process alone, 10 ms apart, answered 50 ms later, but the 84th and 85th
+    // 200 ms later: after the window reset, overtaken by the later ones.
+    const events: { at: number; i: number; send: boolean }[] = [];
+    for (let i = 1; i <= 90; i++) {
+      const sent = w0 + 10 * i - 5;
+      events.push(
+        { at: sent, i, send: true },
+        { at: sent + (i === 84 || i === 85 ? 200 : 50), i, send: false },
+      );
+    }
+    events.sort((a, b) => a.at - b.at || Number(b.send) - Number(a.send));
+    for (const e of events) {
+      clock.now = e.at;
+      if (e.send) await clock.run(gate.acquire());
+      else answer(100 - e.i, w0 + 1000);
+    }
+    clock.now = w0 + 1_300;
+    await clock.run(gate.acquire());
+    answer(99, w0 + 2000);
+    assert.equal(gate.ratePerSecond, 100, "no other client: the limit");
+  });
+
   it("starts cautiously without a limit, then takes the limit from Burst-RateLimit-Limit", async () => {
     gate = make();
     assert.equal(gate.ratePerSecond, CAUTIOUS_START_RATE);
@@ -241,7 +272,7 @@ describe("drain/rateGate", () => {
           },
           now,
         ),
-        { limit: 100, remaining: 0, resetInMs: 750, retryAfterMs: 1000 },
+        { limit: 100, remaining: 0, resetInMs: 750, windowEndsAt: 1_750_000_001_000, retryAfterMs: 1000 },
       );
       assert.deepEqual(parseRateLimitHeaders({ "burst-ratelimit-limit": ["5", "6"] }, now), { limit: 5 });
     });
