@@ -13,15 +13,15 @@
  *    service counted in it), minus all of this process's requests counted in it. Answers overtake
  *    each other when round trips vary, so a window is settled only once all of its answers are in
  *    (at the answer to a request sent {@link SETTLE_ROUND_TRIPS} of its longest round trips past
- *    its end, or when the window after the next begins): taking only the answers received before the one that said the least would
- *    count every overtaken request of this process as another client's, and a drain alone on the
- *    account would slow itself down. The estimate is extrapolated to the whole window when that
- *    answer's request was counted before the window's end, never beyond what its own requests
- *    left; the highest of the last {@link SHARE_HISTORY} windows counts. When others used at
- *    least the margin, this process paces at the limit minus their use minus a margin
- *    ({@link shareMargin}); it lowers its rate at once and raises it halfway towards the target
- *    per window, so two processes that each see the other settle on shares that together stay
- *    below the limit.
+ *    its end, or when the window after the next begins): taking only the answers received before
+ *    the one that said the least would count every overtaken request of this process as another
+ *    client's, and a drain alone on the account would slow itself down. The estimate is
+ *    extrapolated to the whole window when that answer's request was counted before the window's
+ *    end, never beyond what its own requests left; the highest of the last {@link SHARE_HISTORY}
+ *    windows counts. When others used at least the margin, this process paces at the limit minus
+ *    their use minus a margin ({@link shareMargin}); it lowers its rate at once and raises it
+ *    halfway towards the target per window, so two processes that each see the other settle on
+ *    shares that together stay below the limit.
  *
  * @packageDocumentation
  */
@@ -45,7 +45,7 @@ export interface AnsweredRequest {
 }
 
 /** A window of the per-second limit this process heard about. */
-interface CurrentWindow {
+interface LimitWindow {
   /** When it resets, unix ms. */
   resetAt: number;
   /** Requests this process may still start in it. */
@@ -72,9 +72,9 @@ export const SETTLE_ROUND_TRIPS = 1;
 
 /** See the module comment. */
 export class BurstShare {
-  private current: CurrentWindow | undefined;
+  private current: LimitWindow | undefined;
   /** The window before `current` while answers of it may still come back. */
-  private settling: CurrentWindow | undefined;
+  private settling: LimitWindow | undefined;
   private readonly history: number[] = [];
   private rate: number | undefined;
 
@@ -156,14 +156,14 @@ export class BurstShare {
    * last moments: 38 of another client's 40 seen at 0.95 s), extrapolated to the whole window, but
    * never more than the window left beside this process's own requests.
    */
-  private othersIn(w: CurrentWindow, limit: number): number {
+  private othersIn(w: LimitWindow, limit: number): number {
     const others = limit - w.leastLeft - w.own;
     const seen = w.leastAt - (w.resetAt - WINDOW_MS);
     if (others <= 0 || seen <= WINDOW_MS / 10 || seen >= WINDOW_MS) return Math.max(0, others);
     return Math.min(Math.ceil((others * WINDOW_MS) / seen), Math.max(others, limit - w.own));
   }
 
-  private close(w: CurrentWindow, limit: number): void {
+  private close(w: LimitWindow, limit: number): void {
     this.history.push(this.othersIn(w, limit));
     if (this.history.length > SHARE_HISTORY) this.history.shift();
     const others = Math.max(...this.history);
