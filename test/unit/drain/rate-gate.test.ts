@@ -80,7 +80,7 @@ describe("drain/rateGate", () => {
         });
       }
     }
-    // Two of the first window's round trips (50 ms) past its end, every answer of it is in.
+    // A request sent the first window's longest round trip (50 ms) past its end settles it.
     clock.now = w0 + 1_100;
     await clock.run(gate.acquire());
     gate.observe(200, {
