@@ -256,13 +256,15 @@ export function requestAllowance(n: number, budget: WindowBudget = {}): number {
  * When `holding` (a window known to hold entries is open, e.g. one that just returned a cursor)
  * and every page so far was full or empty (`runs` a multiple of 50), one of those last pages is
  * free: either it holds runs, and ceil(P/50) grows by one with it, or the window ends on a full page.
+ * The allowance grows with N, so it is that of `least` where the drain knows it resumes more than
+ * its runs (each cursor says its window holds one more entry at least).
  *
- * @param state - the counters (`runs`, `shortfall`)
+ * @param state - the counters (`runs`, `shortfall`), and `least`, the entries the drain resumes at least
  * @param openWindows - windows open now
  * @param holding - whether an open window is known to hold entries
  */
 export function windowRoom(
-  state: Pick<WindowDrainState, "runs" | "shortfall">,
+  state: Pick<WindowDrainState, "runs" | "shortfall"> & { least?: number },
   openWindows: number,
   budget: WindowBudget = {},
   holding = false,
@@ -271,7 +273,8 @@ export function windowRoom(
   const roundUp = (MAX_RUNS_PER_REQUEST - rest) % MAX_RUNS_PER_REQUEST;
   const free = holding && rest === 0 ? 1 : 0;
   const cost = (state.shortfall - roundUp) / MAX_RUNS_PER_REQUEST + openWindows - free;
-  return Math.max(0, Math.floor(windowAllowance(state.runs, budget) - cost + 1e-9));
+  const least = Math.max(state.runs, state.least ?? 0);
+  return Math.max(0, Math.floor(windowAllowance(least, budget) - cost + 1e-9));
 }
 
 /**

@@ -10,7 +10,7 @@ import { WindowPlan, targetWindows, type PlanContext, type PlannedWindow } from 
 import { requestAllowance, splitOpenBelow, windowRoom } from "../../../drain/windows";
 import type { DrainWindow, OpenWindow } from "../../../drain/types";
 import { DAY, DISTRIBUTIONS, FakeDlq, NOW } from "../../../bench/lib/windowSim";
-import { clusterStart, locatedCluster } from "../../helpers/clusterPlan";
+import { CLUSTER_STATE, clusterStart, locatedCluster } from "../../helpers/clusterPlan";
 import {
   DEFAULT_WINDOW_ALLOWANCE,
   DENSITY_SAMPLE,
@@ -356,6 +356,26 @@ describe("drain/windowPlan (the planner, without I/O)", () => {
       }
       // The room kept is that of the windows the gate needs; two pieces at least.
       assert.deepEqual(sizes, [NARROW_PIECES, NARROW_PIECES - 1, 2, 2]);
+    });
+
+    it("narrows with the larger allowance once the cursor says the drain holds over 500 entries", () => {
+      // 450 runs and 2 empty pages; a third (a); the window followed alone (b) answers full: 500
+      // runs, and its cursor says more.
+      const saved = { ...CLUSTER_STATE, runs: 450, shortfall: 100 };
+      const plan = WindowPlan.start({}, saved, undefined, SETTINGS);
+      const [a, b] = [plan.take()!, plan.take()!];
+      plan.answer(a, 0, undefined, AT);
+      const d = plan.answer(b, 50, "b", AT);
+      assert.deepEqual([plan.runs, plan.least], [500, 501], "the cursor says one more");
+      const into = d.kind === "split" ? d.into : [];
+      assert.equal(into.length, NARROW_PIECES, "quartered: the room of 501 entries");
+      assert.ok(into.every((x) => x.group?.narrowing === true && !x.held));
+      // The room of 500 runs, 4 less the 3 empty pages (the window's last page is free while every
+      // page was full or empty), would halve; that of 501 entries is 4 + 20 + 0.1 × ceil(501/50)
+      // + min(rate × round trip, ceil(501/50)) = 30.1, less the same 3.
+      assert.equal(plan.shortfall, 150);
+      const room = (least: number) => windowRoom({ runs: 500, shortfall: 150, least }, 1, BUDGET, true);
+      assert.deepEqual([room(400), room(500), room(501)], [1, 1, 27]);
     });
 
     it("probes nothing below a narrowing split: a piece split by the other rules sends every piece", () => {
