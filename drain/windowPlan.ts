@@ -847,7 +847,14 @@ export class WindowPlan {
     let g = w.group;
     while (g !== undefined && g.located !== true) g = g.parent;
     const filled = g?.filled;
-    return filled !== undefined && filled.runs >= DENSITY_SAMPLE ? filled.median : undefined;
+    if (filled?.median === undefined || filled.runs < DENSITY_SAMPLE) return undefined;
+    // A window that resumed over twice what that density says it held shows the pieces closed so
+    // far were the cluster's thin edges: as much again as it resumed (its cursor halfway, the
+    // median guess), or no window of the cluster would be split again.
+    const { from, to } = w.window;
+    if (w.cursor === undefined || from === undefined || to === undefined) return filled.median;
+    const ms = to - from + 1;
+    return w.resumed > 2 * filled.median * ms ? (2 * w.resumed) / ms : filled.median;
   }
 
   /**

@@ -95,6 +95,30 @@ describe("drain/windowPlan: a cluster in a drain that needs many windows", () =>
     assert.equal(t.pieces, shares, "p2 is cut into the pages its cluster's density says it holds");
   });
 
+  it("takes a window of a located cluster that resumed over twice what its density says as half drained", () => {
+    // The located cluster; q1 ramped into r; the pieces of r that close are its thin top edge.
+    const { plan, p, q } = locatedCluster(SETTINGS, WIDE);
+    const dr = plan.answer(q[1], 50, "q1", WIDE);
+    const r = dr.kind === "split" ? dr.into : [];
+    r.forEach(() => plan.take());
+    plan.answer(q[2], 0, undefined, WIDE);
+    plan.answer(r[r.length - 1], 6, undefined, WIDE);
+    plan.answer(r[r.length - 2], 4, undefined, WIDE);
+    const msOf = (x: PlannedWindow) => (x.window.to as number) - (x.window.from as number) + 1;
+    const rho = 6 / msOf(r[r.length - 1]);
+    // p2 pages on, full, past twice what that density says it held.
+    const busy = { ...WIDE, gateWaiting: 1_000 };
+    for (let page = 0; p[2].resumed <= 2 * rho * msOf(p[2]); page++) {
+      assert.equal(plan.answer(p[2], 50, `p2-${page}`, busy).kind, "continue");
+    }
+    const next = plan.answer(p[2], 50, "p2-last", WIDE);
+    const into = next.kind === "split" ? next.into : [];
+    // As much again as it resumed is left, tiled a page a piece at least: more than the halving
+    // that the last windows get (with the closed pieces' density it would hold one entry more).
+    assert.ok(into.length > 2, `${into.length} pieces`);
+    assert.ok(into.length <= 1 + p[2].resumed / MAX_RUNS_PER_REQUEST, `${into.length} pieces`);
+  });
+
   it("locates a cluster found by halving beside other windows, and halves it on (no share split)", () => {
     /** An empty window, then two bounded ones sent; the first full, halved; both halves full. */
     function halved(at: PlanContext) {
