@@ -6,8 +6,11 @@
  * Two rules, both from the headers of the answers (no I/O, the clock is passed in):
  * 1. **What is left now.** An answer saying `R` requests are left in the window that resets at
  *    `reset` leaves this process `R` minus its own requests still in flight (they count in that
- *    window too); every request released before the reset takes one more. At none left, nothing
- *    is released until the reset.
+ *    window too) and minus the others' requests that reach the service within a round trip, at the
+ *    rate they used so far in the window (two processes that each left only their own in flight
+ *    overran the window by the other's: 3 to 9 429s in two processes' 445 requests, 0 to 3 now);
+ *    every request released before the reset takes one more. At none left, nothing is released
+ *    until the reset.
  * 2. **The share.** After each window, the requests of others in it are estimated: the limit minus
  *    the least its answers said was left (the answer to the last of this process's requests the
  *    service counted in it), minus all of this process's requests counted in it. Answers overtake
@@ -70,6 +73,27 @@ const WINDOW_MS = 1_000;
  */
 export const SETTLE_ROUND_TRIPS = 1;
 
+/**
+ * Others' requests the service will count between this answer's request and the next one this
+ * process sends (one round trip later), at the rate they used so far in the window. Their count so
+ * far is the window's use less this process's answered requests and less all it has in flight: an
+ * overtaken request of its own (counted, not yet answered) is one of those in flight, so a process
+ * alone on the account never sees another here, however its answers overtake each other.
+ */
+function othersInTransit(
+  w: LimitWindow,
+  limit: number,
+  remaining: number,
+  inFlight: number,
+  countedAt: number,
+  roundTrip: number,
+): number {
+  const others = limit - remaining - w.own - inFlight;
+  if (others <= 0) return 0;
+  const elapsed = Math.max(countedAt - (w.resetAt - WINDOW_MS), WINDOW_MS / 10);
+  return Math.ceil((others * roundTrip) / elapsed);
+}
+
 /** See the module comment. */
 export class BurstShare {
   private current: LimitWindow | undefined;
@@ -118,7 +142,11 @@ export class BurstShare {
     // The service counted this request when it arrived; this process's requests still in flight
     // were mostly sent after that (answers come back in about the order they were sent), so they
     // are not in `remaining` yet; those sent after the window's start take from it (`released`).
-    if (!late) w.left = Math.min(w.left, remaining - inFlight);
+    // Others' requests reach it meanwhile too: a round trip's worth at the rate seen so far.
+    if (!late) {
+      const othersOnTheWay = othersInTransit(w, limit, remaining, inFlight, t, answeredAt - t);
+      w.left = Math.min(w.left, remaining - inFlight - othersOnTheWay);
+    }
     const settling = this.settling;
     if (settling !== undefined && t >= settling.resetAt + SETTLE_ROUND_TRIPS * settling.longest) {
       this.close(settling, limit);

@@ -310,6 +310,24 @@ describe("drain/burstShare", () => {
     assert.deepEqual(share.othersSeen, [40]);
   });
 
+  it("leaves room for the others' requests that reach the service within a round trip", () => {
+    const share = new BurstShare();
+    // Half-way through the window: 10 left after this one, 5 of this process's on the way, the
+    // others' 84 counted in 500 ms: 168 a second, 9 of them within the 50 ms round trip.
+    share.observe(100, 10, 1000, 5, { sent: 500, answered: 550 });
+    assert.equal(share.releasableAt(550), 1000, "10 left less 5 of its own and 9 of the others'");
+    // Alone, its own requests counted but not answered yet (overtaken) are not taken for others':
+    // 45 answered, 50 counted, 8 in flight (5 of them overtaken): 42 may still be sent.
+    const alone = new BurstShare();
+    for (let i = 1; i <= 45; i++)
+      alone.observe(100, 100 - i - 5, 1000, 8, { sent: 10 * i, answered: 10 * i + 50 });
+    for (let i = 0; i < 42; i++) {
+      assert.equal(alone.releasableAt(500), 500, `release ${i + 1} of 42`);
+      alone.released(500);
+    }
+    assert.equal(alone.releasableAt(500), 1000);
+  });
+
   it("two processes that see each other settle below the limit together", () => {
     const a = new BurstShare();
     const b = new BurstShare();
