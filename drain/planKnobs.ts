@@ -62,6 +62,8 @@ export const DENSE_AFTER = 4;
 export const NARROW_PIECES = 4;
 /** Windows sent at most while a cluster is narrowed: narrowing against other windows keeping the gate busy; burst rows at 20,000. */
 export const NARROW_WINDOWS = 1;
+/** Times what a located cluster's density says a window held beyond which the window's own resumed entries say its density (the closed pieces were the cluster's thin edges): splitting a wide cluster against trusting its edges; the one-second outage rows at 500/s. */
+export const THIN_EDGE_RATIO = 2;
 
 // Spread failures: the density of failures in time.
 

@@ -108,6 +108,7 @@ import {
   NARROW_PIECES,
   NARROW_WINDOWS,
   SMALL_DRAIN_RUNS,
+  THIN_EDGE_RATIO,
 } from "./planKnobs";
 import {
   effectiveRange,
@@ -848,13 +849,13 @@ export class WindowPlan {
     while (g !== undefined && g.located !== true) g = g.parent;
     const filled = g?.filled;
     if (filled?.median === undefined || filled.runs < DENSITY_SAMPLE) return undefined;
-    // A window that resumed over twice what that density says it held shows the pieces closed so
-    // far were the cluster's thin edges: as much again as it resumed (its cursor halfway, the
-    // median guess), or no window of the cluster would be split again.
+    // A window that resumed over THIN_EDGE_RATIO times what that density says it held shows the
+    // pieces closed so far were the cluster's thin edges: as much again as it resumed (its cursor
+    // halfway, the median guess), or no window of the cluster would be split again.
     const { from, to } = w.window;
     if (w.cursor === undefined || from === undefined || to === undefined) return filled.median;
     const ms = to - from + 1;
-    return w.resumed > 2 * filled.median * ms ? (2 * w.resumed) / ms : filled.median;
+    return w.resumed > THIN_EDGE_RATIO * filled.median * ms ? (2 * w.resumed) / ms : filled.median;
   }
 
   /**
