@@ -27,7 +27,11 @@ export const PACKAGE_NAME = "svc";
  */
 export const LANGUAGE = {
   python: { packageName: "pulumi_svc", respectSchemaVersion: true, pyproject: { enabled: true } },
-  go: { importBasePath: "github.com/pulumi-svc/pulumi-svc/sdk/go/svc", generateResourceContainerTypes: true },
+  go: {
+    importBasePath: "github.com/pulumi-svc/pulumi-svc/sdk/go/svc",
+    generateResourceContainerTypes: true,
+    respectSchemaVersion: true,
+  },
   nodejs: { packageName: "pulumi-svc" },
 } as const;
 

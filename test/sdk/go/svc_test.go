@@ -6,6 +6,7 @@
 package sdktest
 
 import (
+	"os"
 	"sort"
 	"sync"
 	"testing"
@@ -177,5 +178,23 @@ func TestDlqRecoveryRegistersItsFiltersAndTheTokenAsASecret(t *testing.T) {
 	}
 	if tok := args.Inputs["token"]; !tok.IsSecret() || tok.SecretValue().Element.StringValue() != token {
 		t.Errorf("token input %v, want the token as a secret", tok)
+	}
+}
+
+// The engine starts the svc plugin at the version a resource asks for: the Go module's own, as the
+// Python package's resources ask for theirs. Without it a program would run whichever svc plugin
+// is installed. SVC_SDK_VERSION: the release's version, which test/sdk/sdks.test.ts requires the
+// module at.
+func TestResourcesAskForThePluginAtTheirModulesVersion(t *testing.T) {
+	want := os.Getenv("SVC_SDK_VERSION")
+	if want == "" {
+		t.Fatal("SVC_SDK_VERSION is not set: npm test (test/sdk/sdks.test.ts) sets it to the release's version")
+	}
+	r := run(t, func(ctx *pulumi.Context) error {
+		_, err := newAccount(ctx)
+		return err
+	})
+	if got := r.get(t, "account").RegisterRPC.GetVersion(); got != want {
+		t.Errorf("the Account asks for the svc plugin at %q, want %q", got, want)
 	}
 }

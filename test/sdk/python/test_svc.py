@@ -91,6 +91,21 @@ def test_account_registration_names_its_secret_outputs(registrations):
 
 
 @pulumi.runtime.test
+def test_resources_ask_for_the_plugin_at_their_packages_version(registrations):
+    """The engine starts the svc plugin at the version a resource asks for: the package's own."""
+    import importlib.metadata
+
+    import pulumi_svc as svc
+
+    account = svc.Account("account", username="ops", password=PASSWORD)
+
+    def check(_):
+        assert registrations.requests["account"].version == importlib.metadata.version("pulumi_svc")
+
+    return account.urn.apply(check)
+
+
+@pulumi.runtime.test
 def test_account_outputs_map_back_typed(registrations):
     import pulumi_svc as svc
 
