@@ -7,9 +7,9 @@
  * 1. **What is left now.** An answer saying `R` requests are left in the window that resets at
  *    `reset` leaves this process `R` minus its own requests still in flight (they count in that
  *    window too) and minus the others' requests that reach the service within a round trip, at the
- *    rate they used so far in the window (two processes that each left only their own in flight
- *    overran the window by the other's: 3 to 9 429s in two processes' 445 requests, 0 to 3 now);
- *    every request released before the reset takes one more. At none left, nothing is released
+ *    rate they used so far in the window (else two processes at the rate overrun each window by
+ *    each other's requests on the way: docs/benchmarks.md, section 9, "Another client"); every
+ *    request released before the reset takes one more. At none left, nothing is released
  *    until the reset.
  * 2. **The share.** After each window, the requests of others in it are estimated: the limit minus
  *    the least its answers said was left (the answer to the last of this process's requests the
@@ -78,7 +78,9 @@ export const SETTLE_ROUND_TRIPS = 1;
  * process sends (one round trip later), at the rate they used so far in the window. Their count so
  * far is the window's use less this process's answered requests and less all it has in flight: an
  * overtaken request of its own (counted, not yet answered) is one of those in flight, so a process
- * alone on the account never sees another here, however its answers overtake each other.
+ * alone on the account sees no other here, however its answers overtake each other; only an
+ * attempt the service counted whose answer was lost (reported with status 0, no headers) counts
+ * as another's, for the rest of its window.
  */
 function othersInTransit(
   w: LimitWindow,

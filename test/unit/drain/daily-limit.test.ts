@@ -312,10 +312,15 @@ describe("drain/burstShare", () => {
 
   it("leaves room for the others' requests that reach the service within a round trip", () => {
     const share = new BurstShare();
-    // Half-way through the window: 10 left after this one, 5 of this process's on the way, the
-    // others' 84 counted in 500 ms: 168 a second, 9 of them within the 50 ms round trip.
-    share.observe(100, 10, 1000, 5, { sent: 500, answered: 550 });
-    assert.equal(share.releasableAt(550), 1000, "10 left less 5 of its own and 9 of the others'");
+    // Half-way through the window: 20 left after this one, 5 of this process's on the way, the
+    // others' 74 counted in 500 ms (at least: less any of the 5 counted already): 148 a second,
+    // 8 of them within the 50 ms round trip. 20 - 5 - 8 = 7 may still be sent.
+    share.observe(100, 20, 1000, 5, { sent: 500, answered: 550 });
+    for (let i = 0; i < 7; i++) {
+      assert.equal(share.releasableAt(550), 550, `release ${i + 1} of 7`);
+      share.released(550);
+    }
+    assert.equal(share.releasableAt(550), 1000, "20 left less 5 of its own and 8 of the others'");
     // Alone, its own requests counted but not answered yet (overtaken) are not taken for others':
     // 45 answered, 50 counted, 8 in flight (5 of them overtaken): 42 may still be sent.
     const alone = new BurstShare();
