@@ -8,7 +8,7 @@ import { strict as assert } from "node:assert";
 import { MAX_RUNS_PER_REQUEST } from "../../../client/contract";
 import { WindowPlan, targetWindows, type PlanContext, type PlannedWindow } from "../../../drain/windowPlan";
 import { windowRoom } from "../../../drain/windows";
-import { BASE_WINDOWS, NARROW_PIECES, WIDE_WINDOWS } from "../../../drain/planKnobs";
+import { BASE_WINDOWS, NARROW_PIECES, THIN_EDGE_RATIO, WIDE_WINDOWS } from "../../../drain/planKnobs";
 import { DAY, NOW } from "../../../bench/lib/windowSim";
 import { clusterStart, locatedCluster } from "../../helpers/clusterPlan";
 
@@ -95,7 +95,7 @@ describe("drain/windowPlan: a cluster in a drain that needs many windows", () =>
     assert.equal(t.pieces, shares, "p2 is cut into the pages its cluster's density says it holds");
   });
 
-  it("takes a window of a located cluster that resumed over twice what its density says as half drained", () => {
+  it("takes a window of a located cluster that resumed over THIN_EDGE_RATIO times what its density says as half drained", () => {
     // The located cluster; q1 ramped into r; the pieces of r that close are its thin top edge.
     const { plan, p, q } = locatedCluster(SETTINGS, WIDE);
     const dr = plan.answer(q[1], 50, "q1", WIDE);
@@ -106,9 +106,9 @@ describe("drain/windowPlan: a cluster in a drain that needs many windows", () =>
     plan.answer(r[r.length - 2], 4, undefined, WIDE);
     const msOf = (x: PlannedWindow) => (x.window.to as number) - (x.window.from as number) + 1;
     const rho = 6 / msOf(r[r.length - 1]);
-    // p2 pages on, full, past twice what that density says it held.
+    // p2 pages on, full, past THIN_EDGE_RATIO times what that density says it held.
     const busy = { ...WIDE, gateWaiting: 1_000 };
-    for (let page = 0; p[2].resumed <= 2 * rho * msOf(p[2]); page++) {
+    for (let page = 0; p[2].resumed <= THIN_EDGE_RATIO * rho * msOf(p[2]); page++) {
       assert.equal(plan.answer(p[2], 50, `p2-${page}`, busy).kind, "continue");
     }
     const next = plan.answer(p[2], 50, "p2-last", WIDE);
