@@ -8,24 +8,10 @@
  * the gate learns the rate from the headers), payg (7-day retention) and free (3-day retention,
  * daily limit 1,000). Nothing sleeps on real time: a planner change is measured in seconds.
  *
- *   node -r ts-node/register/transpile-only bench/windowsSim.ts [--sizes 2500,5000,20000,100000]
- *     [--scenarios uniform,hour,window,outage,bursts,urls] [--horizons unknown,payg,free]
- *     [--small 237,500,501,1200] [--trials 5] [--jitter 9] [--trace] [--allowance n]
- *     [--run-ids sdk,app,mixed,numeric,hex | all] [--no-ceiling] [--sequential] [--svg file]
- *     [--rate 100,500] [--rtt 50,150,300] [--concurrency n] [--rows rates]
- *
- * `--allowance n` drains with `windowAllowance: n` instead of the default 4. `--run-ids`: the
- * shapes of the entries' run IDs (`emulator/run-ids.ts`), each a row of its own (default `sdk`,
- * the official SDK's; `all`: every shape but `numeric`). The `ceiling` column: the median share of
- * an oracle drain that knows where every entry is (`bench/lib/ceiling.ts`), same entries, gate and
- * latency; a target is out of reach only where it is below it. `--sequential`: a row of the
- * sequential drain (`concurrency: 1`) before each size. `--svg file`: the table as a chart too.
- * `--rate`/`--rtt`: the account's per-second limit and round trip, every pair a block of rows
- * (default 100 and 50, section 9's); the bound of a row is ceil(N/50)/rate. `--concurrency n`:
- * the drains' cap instead of the default. `--rows rates`: instead of section 9's grid, the rate
- * rows (`bench/lib/rateRows.ts`): 100/s at 150 and 300 ms, 500/s at 50 and 150 ms, spread and
- * last-hour failures and a one-second outage, no account settings, SDK run IDs, with their
- * targets, the sequential loop, and `dlqIds` resumes (`--sizes` keeps the sizes listed).
+ * Options: `USAGE` in `bench/lib/simOptions.ts` (`--help` prints it; an unknown one is
+ * refused). The `ceiling` column: the median share of an oracle drain that knows where every entry
+ * is (`bench/lib/ceiling.ts`), same entries, gate and latency; a target is out of reach only where
+ * it is below it.
  *
  * What HTTP and the event loop add to each request is modelled as 0 to `--jitter` − 1 ms,
  * uniform, seeded per trial (each trial's latencies differ, as two real runs' do); `--jitter 0`
@@ -55,14 +41,11 @@ import {
 } from "./windowScenarios";
 import type { RunIdShape } from "../emulator/run-ids";
 import { DEFAULT_WINDOW_ALLOWANCE } from "../drain/planKnobs";
+import { arg, checkOptions } from "./lib/simOptions";
+import { SIM_HEADER } from "./lib/simCompare";
 
 /** `--allowance`: the windows a drain may open before it has resumed anything. */
 const ALLOWANCE = Number(arg("allowance") ?? DEFAULT_WINDOW_ALLOWANCE);
-
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : undefined;
-}
 
 /**
  * `--jitter` by default: 0 to 8 ms, 4 ms on average, near the 3.6 ms measured against the emulator
@@ -240,6 +223,12 @@ function rowOf(ts: SimTrial[], oracle: SimTrial[] = [], target?: number): string
   ];
 }
 
+/**
+ * `--first-trial k`: the trials start at the k-th (from 0) of the default sequence, so
+ * `--first-trial 6 --trials 1 --trace` traces exactly the seventh trial of a row.
+ */
+const FIRST_TRIAL = Number(arg("first-trial") ?? 0);
+
 /** `trials` runs of one scenario, the entries seeded 1.777 s further before the drain each time. */
 export async function trials(
   scenario: Scenario,
@@ -252,7 +241,9 @@ export async function trials(
 ): Promise<SimTrial[]> {
   const out: SimTrial[] = [];
   for (let i = 0; i < count; i++) {
-    out.push(await simulate(scenario, n, horizon, i * 1_777, CONCURRENCY, runIds, oracle, net));
+    out.push(
+      await simulate(scenario, n, horizon, (FIRST_TRIAL + i) * 1_777, CONCURRENCY, runIds, oracle, net),
+    );
   }
   return out;
 }
@@ -348,23 +339,7 @@ export async function run(): Promise<BenchResult> {
   const rows = arg("rows") === "rates" ? await rateRows(count) : await sectionRows(count);
   r.tables.push({
     title: `Simulated drains (share = bound ceil(N/50)/rate / time; allowance: ${ALLOWANCE_TEXT}):`,
-    header: [
-      "distribution",
-      "account",
-      "rate, round trip",
-      "run IDs",
-      "N",
-      "time s",
-      "share",
-      "target",
-      "ceiling",
-      "requests",
-      "ceil(N/50)",
-      "allowance",
-      "empty / partial",
-      "429s",
-      "every entry once",
-    ],
+    header: [...SIM_HEADER],
     rows,
   });
   const sim = { trials: count, horizons: list<Horizon>("horizons", "unknown,payg,free") };
@@ -377,4 +352,5 @@ export async function run(): Promise<BenchResult> {
   return r;
 }
 
+if (require.main === module) checkOptions(process.argv.slice(2));
 benchMain(module, run);

@@ -1,0 +1,168 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { SECTION9_DROP, SIM_HEADER, compareSims, formatComparison } from "../../../bench/lib/simCompare";
+import type { Table } from "../../../bench/lib/result";
+import { USAGE } from "../../../bench/lib/simOptions";
+
+const ROOT = path.resolve(__dirname, "../../..");
+
+/** Runs a bench script of this clone as `npm run` would, without waiting for a whole run. */
+function bench(script: string, ...args: string[]): { status: number | null; out: string; err: string } {
+  const r = spawnSync(
+    process.execPath,
+    ["-r", "ts-node/register/transpile-only", path.join(ROOT, "bench", script), ...args],
+    {
+      cwd: ROOT,
+      encoding: "utf8",
+      timeout: 60_000,
+    },
+  );
+  return { status: r.status, out: r.stdout, err: r.stderr };
+}
+
+interface RowSpec {
+  what?: string;
+  net?: string;
+  n?: string;
+  seconds?: number;
+  share: number;
+  target?: string;
+  most?: number;
+  allowance?: number;
+  limited?: number;
+  once?: string;
+}
+
+/** A row as bench/windowsSim.ts writes it. */
+function row(r: RowSpec): string[] {
+  return [
+    r.what ?? "evenly over the last 3 days",
+    "payg",
+    r.net ?? "100/s, 50 ms",
+    "sdk",
+    r.n ?? "5,000",
+    String(r.seconds ?? 1.26),
+    `${r.share.toFixed(3)} (q25 ${r.share.toFixed(3)}; 0.70–0.80)`,
+    r.target ?? "0.75",
+    "",
+    `110 (≤ ${r.most ?? 112})`,
+    "100",
+    String(r.allowance ?? 140),
+    "2 / 18",
+    String(r.limited ?? 0),
+    r.once ?? "yes",
+  ];
+}
+
+function table(...rows: RowSpec[]): Table {
+  return { title: "Simulated drains", header: [...SIM_HEADER], rows: rows.map(row) };
+}
+
+describe("the simulator comparison (bench/simCompare.ts)", () => {
+  it("finds two equal runs identical, with no check failed", () => {
+    const t = table({ share: 0.795 }, { share: 0.5, net: "500/s, 150 ms", target: "0.50" });
+    const c = compareSims(t, table({ share: 0.795 }, { share: 0.5, net: "500/s, 150 ms", target: "0.50" }));
+    assert.equal(c.identical, true);
+    assert.deepEqual(c.failures, []);
+    assert.match(formatComparison(c), /identical: every cell of every row\nverdict: no check failed/);
+  });
+
+  it(`fails a section 9 row down by over ${SECTION9_DROP}, not a row of another rate down as much`, () => {
+    const before = table({ share: 0.8 }, { share: 0.8, net: "500/s, 150 ms", target: "" });
+    const c = compareSims(before, table({ share: 0.77 }, { share: 0.77, net: "500/s, 150 ms", target: "" }));
+    assert.equal(c.failures.length, 1);
+    assert.match(
+      c.failures[0],
+      /100\/s, 50 ms · sdk · 5,000: 0\.800 → 0\.770, a section 9 row down by over 0\.02/,
+    );
+    assert.equal(c.identical, false);
+    assert.equal(c.pairs.length, 2);
+  });
+
+  it("fails a row that met its target and is below it now, and sums what the targets lack", () => {
+    const before = table({ share: 0.76 }, { share: 0.4, net: "100/s, 300 ms", target: "0.50" });
+    const after = table({ share: 0.745 }, { share: 0.45, net: "100/s, 300 ms", target: "0.50" });
+    const c = compareSims(before, after);
+    assert.deepEqual(c.failures, [
+      "evenly over the last 3 days · payg · 100/s, 50 ms · sdk · 5,000: 0.745, now below its target 0.75",
+    ]);
+    assert.ok(Math.abs(c.shortfall.before - 0.1) < 1e-9 && Math.abs(c.shortfall.after - 0.055) < 1e-9);
+    assert.deepEqual(c.below, { before: 1, after: 2 });
+  });
+
+  it("fails a row over its allowance, with a 429 or with an entry not resumed once", () => {
+    const before = table({ share: 0.8 }, { share: 0.8, n: "20,000" }, { share: 0.8, n: "100,000" });
+    const after = table(
+      { share: 0.8, most: 141 },
+      { share: 0.8, n: "20,000", limited: 2 },
+      { share: 0.8, n: "100,000", once: "**no**" },
+    );
+    const failures = compareSims(before, after).failures;
+    assert.equal(failures.length, 3);
+    assert.match(failures[0], /5,000: 141 requests, over its allowance of 140/);
+    assert.match(failures[1], /20,000: 2 requests refused with 429/);
+    assert.match(failures[2], /100,000: not every entry resumed exactly once/);
+  });
+
+  it("fails a row slower than 1.05 × the sequential loop of its rate, round trip and N", () => {
+    const seq = { what: "sequential drain, `concurrency: 1`", share: 0.065, seconds: 10, target: "" };
+    const before = table(seq, { share: 0.07, seconds: 9 });
+    const c = compareSims(before, table(seq, { share: 0.06, seconds: 10.6 }));
+    assert.deepEqual(c.failures.filter((f) => /sequential/.test(f)).length, 1);
+    assert.match(c.failures.join("\n"), /10\.6 s, slower than 1\.05 × the sequential loop's 10 s/);
+  });
+
+  it("lists rows of one run only, and refuses a table that is not the simulator's, naming the column", () => {
+    const c = compareSims(table({ share: 0.8 }), table({ share: 0.8, n: "20,000" }));
+    assert.equal(c.pairs.length, 0);
+    assert.equal(c.unpaired.length, 2);
+    assert.match(formatComparison(c), /in one run only: .*5,000\n.*in one run only: .*20,000/);
+    const other: Table = { title: "Memory", header: ["N", "RSS"], rows: [] };
+    assert.throws(
+      () => compareSims(other, other),
+      /not a simulator table: no column "distribution" in "Memory"/,
+    );
+  });
+
+  it("exits 1 on a failed check and 2 on a file that is not a simulator run, naming it", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-simcmp-"));
+    try {
+      const write = (name: string, t: Table) => {
+        const file = path.join(dir, name);
+        fs.writeFileSync(
+          file,
+          JSON.stringify({ name: "windowsSim", title: "9s", rows: [], tables: [t], notes: [] }),
+        );
+        return file;
+      };
+      const failed = bench(
+        "simCompare.ts",
+        write("a.json", table({ share: 0.8 })),
+        write("b.json", table({ share: 0.77 })),
+      );
+      assert.equal(failed.status, 1, failed.err);
+      assert.match(failed.out, /a section 9 row down by over 0\.02\nverdict: 1 failed/);
+      const other = path.join(dir, "other.json");
+      fs.writeFileSync(other, JSON.stringify({ name: "memory", tables: [] }));
+      const refused = bench("simCompare.ts", other, other);
+      assert.equal(refused.status, 2);
+      assert.match(refused.err, /other\.json: not written by bench\/windowsSim\.ts --out/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("windowsSim refuses an option it does not list, and --help prints them all", () => {
+    const typo = bench("windowsSim.ts", "--trial", "9");
+    assert.equal(typo.status, 2);
+    assert.match(typo.err, /"--trial" is not an option; --help lists them/);
+    const help = bench("windowsSim.ts", "--help");
+    assert.equal(help.status, 0);
+    assert.equal(help.out, USAGE);
+    for (const o of ["sizes", "rows", "first-trial", "trace", "out", "rtt"])
+      assert.match(USAGE, new RegExp(`^  --${o} `, "m"));
+  });
+});
