@@ -23,7 +23,17 @@ import { FakeDlq, VirtualClock } from "./lib/windowSim";
 import { drainCeiling } from "./lib/ceiling";
 import { median, quantile } from "./lib/stats";
 import { benchMain } from "./lib/main";
-import { DEFAULT_NET, accountOn, netTitle, netsOf, roundTrips, stepOf, type Net } from "./lib/simAccount";
+import {
+  DEFAULT_NET,
+  accountOn,
+  netTitle,
+  netsOf,
+  roundTrips,
+  roundsSummary,
+  stepOf,
+  type Net,
+  type TracedAnswer,
+} from "./lib/simAccount";
 import { RATE_NETS, idsRow, rateRowSpecs, type RowSpec } from "./lib/rateRows";
 import { result, type BenchResult } from "./lib/result";
 import { writeSimChart } from "./lib/simChart";
@@ -129,13 +139,14 @@ export async function simulate(
   const dlqs = dlqsOf(scenario, n, seededAt, clock, 7 + seededBeforeMs, runIds, net);
   const selections = selectionsOf(scenario, seededAt);
   const started = clock.now;
+  const traced: TracedAnswer[] | undefined = TRACE ? [] : undefined;
   const at = { drains: dlqs.length, rate: net.rate, roundTripMs: net.rttMs + (JITTER - 1) / 2 };
   const results = await clock.run(
     Promise.all(
       dlqs.map((dlq, i) =>
         oracle
-          ? drainCeiling(dlq.times, at, stepOf(dlq, a, TRACE))
-          : drainWindows(selections[i], stepOf(dlq, a, TRACE), a.gate, {
+          ? drainCeiling(dlq.times, at, stepOf(dlq, a, traced))
+          : drainWindows(selections[i], stepOf(dlq, a, traced), a.gate, {
               ...(concurrency !== undefined ? { concurrency } : {}),
               keepRuns: false,
               ...(account.horizonMs !== undefined ? { horizonMs: account.horizonMs } : {}),
@@ -146,6 +157,7 @@ export async function simulate(
       ),
     ),
   );
+  if (traced !== undefined) process.stderr.write(roundsSummary(traced, started, net.rttMs));
   const all = dlqs.flatMap((d) => d.requests);
   return {
     scenario,

@@ -95,7 +95,8 @@ export function roundTrips(net: Net, jitter: number, seed: number): () => number
 
 /**
  * `--trace`: one line per answer on stderr: time (s), runs (+: a cursor), cursor or start, width,
- * [from, to] in minutes from the answer (-: open), and the run-ID prefix of a fan-out's piece.
+ * [from, to] in minutes from the answer (-: open), and the run-ID prefix of a fan-out's piece;
+ * after each trial, {@link roundsSummary}.
  */
 function trace(now: number, w: DrainWindow, cursor: string | undefined, page: ResumePage): void {
   const width = w.from !== undefined && w.to !== undefined ? `${w.to - w.from + 1}ms` : "open";
@@ -103,6 +104,30 @@ function trace(now: number, w: DrainWindow, cursor: string | undefined, page: Re
   const id = w.runIdPrefix !== undefined ? ` ${w.runIdPrefix}` : "";
   const line = `${(now % 1e6) / 1000} ${page.workflowRuns.length}${page.cursor ? "+" : ""} ${cursor ? "cursor" : "start"} ${width} [${m(w.from)}, ${m(w.to)}]${id}`;
   process.stderr.write(`${line}\n`);
+}
+
+/** An answer of a traced drain: when it came (unix ms) and how many runs it resumed. */
+export interface TracedAnswer {
+  at: number;
+  runs: number;
+}
+
+/**
+ * `--trace`'s summary of a trial: its answers in spans of one round trip (`rttMs`) from `started`,
+ * how many came back, full, empty and partial: where a drain's time goes (a span with fewer
+ * answers than the gate passes in a round trip is one the drain left it idle).
+ */
+export function roundsSummary(answers: readonly TracedAnswer[], started: number, rttMs: number): string {
+  const rounds: number[][] = [];
+  for (const { at, runs } of answers) {
+    const r = (rounds[Math.floor((at - started) / rttMs)] ??= [0, 0, 0]);
+    r[runs >= 50 ? 0 : runs === 0 ? 1 : 2] += 1;
+  }
+  const lines = [...rounds.entries()].map(([i, r = [0, 0, 0]]) => {
+    const span = `${((i * rttMs) / 1000).toFixed(2)}–${(((i + 1) * rttMs) / 1000).toFixed(2)} s`;
+    return `answers at ${span}: ${r[0] + r[1] + r[2]} (${r[0]} full, ${r[1]} empty, ${r[2]} partial)`;
+  });
+  return `${lines.join("\n")}\n`;
 }
 
 /** Passes the gate and the limit; a 429 costs a round trip and is retried. */
@@ -117,12 +142,15 @@ async function admitted(a: Account): Promise<Record<string, string>> {
 }
 
 /** The step of one windowed drain: through the gate, counted by the limit, the DLQ's delay, the answer. */
-export function stepOf(dlq: FakeDlq, a: Account, tracing = false) {
+export function stepOf(dlq: FakeDlq, a: Account, traced?: TracedAnswer[]) {
   return async (window: DrainWindow, cursor: string | undefined, state: CallState): Promise<ResumePage> => {
     const headers = await admitted(a);
     const page = await dlq.step(window, cursor, state);
     a.gate.observe(200, headers);
-    if (tracing) trace(a.clock.now, window, cursor, page);
+    if (traced !== undefined) {
+      trace(a.clock.now, window, cursor, page);
+      traced.push({ at: a.clock.now, runs: page.workflowRuns.length });
+    }
     return page;
   };
 }

@@ -20,7 +20,7 @@ export const USAGE = `node -r ts-node/register/transpile-only bench/windowsSim.t
   --concurrency n                  the drains' cap instead of the default
   --sequential                     a row of the sequential drain (concurrency: 1) before each size
   --no-ceiling                     leave out the oracle drain (faster)
-  --trace                          every answer on stderr: time, runs, start/cursor, window
+  --trace                          every answer on stderr (time, runs, start/cursor, window), then per round trip
   --svg file                       the table as a chart too
   --out file.json                  the result as JSON, for bench/simCompare.ts (two runs compared)
   --help                           this

@@ -6,6 +6,7 @@ import * as path from "node:path";
 import { SECTION9_DROP, SIM_HEADER, compareSims, formatComparison } from "../../../bench/lib/simCompare";
 import type { Table } from "../../../bench/lib/result";
 import { USAGE } from "../../../bench/lib/simOptions";
+import { roundsSummary } from "../../../bench/lib/simAccount";
 
 const ROOT = path.resolve(__dirname, "../../..");
 
@@ -164,5 +165,24 @@ describe("the simulator comparison (bench/simCompare.ts)", () => {
     assert.equal(help.out, USAGE);
     for (const o of ["sizes", "rows", "first-trial", "trace", "out", "rtt"])
       assert.match(USAGE, new RegExp(`^  --${o} `, "m"));
+  });
+});
+
+describe("the simulator trace's summary (bench/lib/simAccount.ts, --trace)", () => {
+  it("counts each trial's answers by round trip, full, empty and partial, an idle one too", () => {
+    const at = (ms: number, runs: number) => ({ at: 1_000 + ms, runs });
+    const text = roundsSummary([at(52, 50), at(103, 0), at(108, 50), at(109, 17), at(260, 3)], 1_000, 50);
+    assert.equal(
+      text,
+      [
+        "answers at 0.00–0.05 s: 0 (0 full, 0 empty, 0 partial)",
+        "answers at 0.05–0.10 s: 1 (1 full, 0 empty, 0 partial)",
+        "answers at 0.10–0.15 s: 3 (1 full, 1 empty, 1 partial)",
+        "answers at 0.15–0.20 s: 0 (0 full, 0 empty, 0 partial)",
+        "answers at 0.20–0.25 s: 0 (0 full, 0 empty, 0 partial)",
+        "answers at 0.25–0.30 s: 1 (0 full, 0 empty, 1 partial)",
+        "",
+      ].join("\n"),
+    );
   });
 });
