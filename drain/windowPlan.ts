@@ -357,6 +357,12 @@ export class WindowPlan {
    */
   private sawEmptyWindow = false;
   /**
+   * A window that is no ladder rung came back empty on its first page: the failures are clustered
+   * or running out. A ladder's empty rungs say only that they are more recent than those rungs
+   * (all within the last hour, say), and a spread drain still ramps ({@link ramps}).
+   */
+  private sawEmptyPiece = false;
+  /**
    * Exact counts of closed windows with a lower bound, opened without a cursor and not starting
    * where another window's cursor resumed, one per window: entries held and their width (ms);
    * the density is their median. A bounded window that held nothing makes the density unknown
@@ -442,6 +448,7 @@ export class WindowPlan {
     // The window's first page, opened without a cursor, came back empty: it held nothing.
     const emptyFirst = runs === 0 && next === undefined && w.pages === 0 && w.cursor === undefined;
     if (emptyFirst) this.sawEmptyWindow = true;
+    if (emptyFirst && w.group?.ladder !== true) this.sawEmptyPiece = true;
     if (
       runs >= MAX_RUNS_PER_REQUEST &&
       next !== undefined &&
@@ -670,7 +677,8 @@ export class WindowPlan {
    * Whether full window `w` is split into a share of the windows missing, in a {@link wide} drain
    * while no density says what it holds: halving would reach the windows the gate needs only a
    * round trip a doubling. Either spread failures past {@link SMALL_DRAIN_RUNS} runs before any
-   * window closed or came back empty (a bounded window: where one open below starts is a guess),
+   * window closed, or one that is no ladder rung came back empty ({@link sawEmptyPiece}; a bounded
+   * window: where one open below starts is a guess),
    * or a located cluster ({@link SplitGroup.located}) whose own density is not known
    * ({@link clusterDensity}): every piece of it came back full, so it holds more than the windows
    * sent drain in a round trip. Only a cluster found by narrowing ({@link narrows}: the one window
@@ -681,7 +689,7 @@ export class WindowPlan {
     if (!this.wide(at)) return false;
     const spread =
       this.runs > SMALL_DRAIN_RUNS &&
-      !this.sawEmptyWindow &&
+      !this.sawEmptyPiece &&
       this.density() === undefined &&
       w.window.from !== undefined;
     return spread || (locatedIn(w.group) && narrowedIn(w.group) && this.clusterDensity(w) === undefined);

@@ -868,6 +868,42 @@ describe("drain/windowPlan (the planner, without I/O)", () => {
       assert.equal(ramp(AT).pieces, LATER_PIECES, "at 100 a second and 50 ms: the usual split");
     });
 
+    it("ramps after the ladder's empty rungs (the failures are recent), halves after an empty piece off it", () => {
+      /** A selection without fromDate whose ladder's two older rungs came back empty, past 600 runs. */
+      const afterLadder = (emptyPiece: boolean) => {
+        const plan = WindowPlan.start({}, undefined, undefined, { ...WIDE_SETTINGS, horizonMs: 90 * DAY });
+        const d = plan.answer(plan.take()!, MAX_RUNS_PER_REQUEST, "c0", WIDE);
+        const rungs = d.kind === "split" ? d.into : [];
+        assert.equal(rungs.length, 4);
+        rungs.forEach(() => plan.take());
+        plan.answer(rungs[0], 0, undefined, WIDE);
+        plan.answer(rungs[1], 0, undefined, WIDE);
+        plan.runs = 600;
+        if (emptyPiece) {
+          // The newest rung (open above) cut in two, its older half empty: a piece off the ladder.
+          const halves = plan.answer(rungs[3], MAX_RUNS_PER_REQUEST, "c1", { ...WIDE, inFlight: 1 });
+          assert.equal(halves.kind, "split");
+          const older = halves.kind === "split" ? halves.into[0] : rungs[3];
+          while (plan.take() !== undefined);
+          plan.answer(older, 0, undefined, { ...WIDE, inFlight: 2 });
+        }
+        const counters = { runs: plan.runs + MAX_RUNS_PER_REQUEST, shortfall: plan.shortfall };
+        const room = windowRoom(counters, plan.open.length, { ...WIDE }, true);
+        const sent = plan.open.length;
+        const next = plan.answer(rungs[2], MAX_RUNS_PER_REQUEST, "c2", { ...WIDE, inFlight: 1 });
+        assert.equal(plan.density(), undefined);
+        return { pieces: next.kind === "split" ? next.into.length : 1, room, sent };
+      };
+      const recent = afterLadder(false);
+      const missing = targetWindows(256, WIDE) - recent.sent;
+      assert.equal(
+        recent.pieces,
+        Math.min(1 + recent.room, 1 + missing, 1 + Math.ceil(missing / recent.sent)),
+      );
+      assert.ok(recent.pieces > 2, `${recent.pieces} pieces`);
+      assert.equal(afterLadder(true).pieces, 2, "clustered or running out: halved");
+    });
+
     it("tiles: splits a window into its fair shares rounded, so one of under one and a half stays whole", () => {
       // `hours` of 30 an hour ending now, 50 resumed, beside 200 hours (6,000 entries) and `others`
       // windows of a millisecond each (a tenth of the windows needed and more, holding nothing):
