@@ -80,8 +80,9 @@
  *   back from its upper end into pieces of a fair share each. From then on an empty window says
  *   where failures are not, and no window is probed. Where the drain's density is unknown, a window
  *   of a located cluster whose own density is known is tiled by it, the windows sent with neither
- *   density left out of the share. Before any window closed or came back empty, such a drain cuts
- *   a full bounded window into a share of the windows it lacks.
+ *   density left out of the share. Before any window closed or came back empty among the failures
+ *   (a ladder's empty rungs older than every full piece do not count), such a drain cuts a full
+ *   bounded window into a share of the windows it lacks.
  * - Windows are pairwise disjoint and cover what is left of the selection, so requests in flight
  *   never select the same entry, and a window split between its pages loses nothing.
  *
@@ -357,11 +358,14 @@ export class WindowPlan {
    */
   private sawEmptyWindow = false;
   /**
-   * A window that is no ladder rung came back empty on its first page: the failures are clustered
-   * or running out. A ladder's empty rungs say only that they are more recent than those rungs
-   * (all within the last hour, say), and a spread drain still ramps ({@link ramps}).
+   * A window that is no ladder rung came back empty on its first page (a saved window too: it
+   * lost its place in a ladder): the failures are clustered or running out.
    */
   private sawEmptyPiece = false;
+  /** The newest end of the ladder rungs that came back empty (+∞: one ending now), unix ms. */
+  private emptyRungsTop = -Infinity;
+  /** The oldest start of the bounded pieces whose first page came back full, unix ms. */
+  private fullPiecesBottom = Infinity;
   /**
    * Exact counts of closed windows with a lower bound, opened without a cursor and not starting
    * where another window's cursor resumed, one per window: entries held and their width (ms);
@@ -449,6 +453,9 @@ export class WindowPlan {
     const emptyFirst = runs === 0 && next === undefined && w.pages === 0 && w.cursor === undefined;
     if (emptyFirst) this.sawEmptyWindow = true;
     if (emptyFirst && w.group?.ladder !== true) this.sawEmptyPiece = true;
+    if (emptyFirst && w.group?.ladder === true) {
+      this.emptyRungsTop = Math.max(this.emptyRungsTop, w.window.to ?? Infinity);
+    }
     if (
       runs >= MAX_RUNS_PER_REQUEST &&
       next !== undefined &&
@@ -459,6 +466,7 @@ export class WindowPlan {
       w.group.full = true;
       w.group.fulls = (w.group.fulls ?? 0) + 1;
       w.group.lowestFull = Math.min(w.group.lowestFull ?? Infinity, w.window.from ?? -Infinity);
+      if (w.window.from !== undefined) this.fullPiecesBottom = Math.min(this.fullPiecesBottom, w.window.from);
       if (w.group.fulls >= 2 && (w.group.narrowing === true || this.locatesWide(w.group, at))) {
         w.group.located = true;
       }
@@ -676,9 +684,9 @@ export class WindowPlan {
   /**
    * Whether full window `w` is split into a share of the windows missing, in a {@link wide} drain
    * while no density says what it holds: halving would reach the windows the gate needs only a
-   * round trip a doubling. Either spread failures past {@link SMALL_DRAIN_RUNS} runs before any
-   * window closed, or one that is no ladder rung came back empty ({@link sawEmptyPiece}; a bounded
-   * window: where one open below starts is a guess),
+   * round trip a doubling. Either spread failures past {@link SMALL_DRAIN_RUNS} runs (a bounded
+   * window: where one open below starts is a guess) before any window closed or came back empty
+   * among them ({@link emptyAmongFailures}),
    * or a located cluster ({@link SplitGroup.located}) whose own density is not known
    * ({@link clusterDensity}): every piece of it came back full, so it holds more than the windows
    * sent drain in a round trip. Only a cluster found by narrowing ({@link narrows}: the one window
@@ -689,10 +697,21 @@ export class WindowPlan {
     if (!this.wide(at)) return false;
     const spread =
       this.runs > SMALL_DRAIN_RUNS &&
-      !this.sawEmptyPiece &&
+      !this.emptyAmongFailures() &&
       this.density() === undefined &&
       w.window.from !== undefined;
     return spread || (locatedIn(w.group) && narrowedIn(w.group) && this.clusterDensity(w) === undefined);
+  }
+
+  /**
+   * Whether a window came back empty among the failures: one that is no ladder rung, or a rung no
+   * older than a bounded piece that came back full (an empty newest rung above full older ones:
+   * bursts, or an outage hours ago). Empty rungs all older than the full pieces say only that the
+   * failures are recent (all within the last hour), and a spread drain still ramps ({@link ramps}).
+   * A full piece open below says nothing of where its failures start, so it counts for neither.
+   */
+  private emptyAmongFailures(): boolean {
+    return this.sawEmptyPiece || this.emptyRungsTop >= this.fullPiecesBottom;
   }
 
   /**

@@ -1,8 +1,9 @@
 /**
  * The simulator's rate rows (`bench/windowsSim.ts --rows rates`): drains at the rates and round
  * trips accounts have (100 and 500 requests a second; 50 to 300 ms), with no account settings and
- * SDK-shaped run IDs, each row with its target share of the bound ceil(N/50)/rate; the sequential
- * loop beside each size; and `dlqIds` resumes of 10,000 and 100,000 IDs.
+ * SDK-shaped run IDs, each row with its target share of the bound ceil(N/50)/rate; three
+ * 20-second bursts at 20,000 and 100,000 (no target); the sequential loop beside each size; and
+ * `dlqIds` resumes of 10,000 and 100,000 IDs.
  */
 import { resumeBatches } from "../../drain/batches";
 import { median } from "./stats";
@@ -60,6 +61,9 @@ const TARGETS: Record<string, [number, number][]> = {
   ],
 };
 
+/** Sizes with a row of three 20-second bursts (no target), every net. */
+const BURSTS_AT: readonly number[] = [20_000, 100_000];
+
 /** The one-second outage at 100,000 entries, every net. */
 const OUTAGE_TARGET = 0.75;
 
@@ -98,6 +102,9 @@ export function rateRowSpecs(sizes?: readonly number[]): RateRow[] {
           net,
           target: OUTAGE_TARGET,
         });
+      // Three clusters at once, no target: what a rule for spread failures must not slow down.
+      if (BURSTS_AT.includes(n))
+        out.push({ kind: "drain", scenario: "bursts", n, horizon: "unknown", runIds: "sdk", net, target: 0 });
     }
   }
   for (const [net, n, target] of ID_TARGETS) if (keep(n)) out.push({ kind: "ids", n, net, target });

@@ -849,7 +849,7 @@ describe("drain/windowPlan (the planner, without I/O)", () => {
       assert.equal(decide(w, AT).into.length, LATER_PIECES, "at 100 a second and 50 ms: the usual split");
     });
 
-    it("ramps: before a window closed or came back empty, cuts a full one into a share of those missing", () => {
+    it("ramps: before a window closed or came back empty among the failures, cuts a full one into a share of those missing", () => {
       const w = { from: NOW - 102 * hour + 1, to: NOW - 2 * hour };
       /** `w` alone past 1,000 runs (no density), answering a full page at `at`. */
       const ramp = (at: PlanContext) => {
@@ -868,40 +868,49 @@ describe("drain/windowPlan (the planner, without I/O)", () => {
       assert.equal(ramp(AT).pieces, LATER_PIECES, "at 100 a second and 50 ms: the usual split");
     });
 
-    it("ramps after the ladder's empty rungs (the failures are recent), halves after an empty piece off it", () => {
-      /** A selection without fromDate whose ladder's two older rungs came back empty, past 600 runs. */
-      const afterLadder = (emptyPiece: boolean) => {
+    it("ramps past ladder rungs empty below the failures, halves after an empty rung above them or a piece", () => {
+      /** A selection without fromDate past 600 runs, its first page split into a ladder of 4 rungs. */
+      const ladder = () => {
         const plan = WindowPlan.start({}, undefined, undefined, { ...WIDE_SETTINGS, horizonMs: 90 * DAY });
         const d = plan.answer(plan.take()!, MAX_RUNS_PER_REQUEST, "c0", WIDE);
         const rungs = d.kind === "split" ? d.into : [];
         assert.equal(rungs.length, 4);
-        rungs.forEach(() => plan.take());
-        plan.answer(rungs[0], 0, undefined, WIDE);
-        plan.answer(rungs[1], 0, undefined, WIDE);
+        while (plan.take() !== undefined);
         plan.runs = 600;
-        if (emptyPiece) {
-          // The newest rung (open above) cut in two, its older half empty: a piece off the ladder.
-          const halves = plan.answer(rungs[3], MAX_RUNS_PER_REQUEST, "c1", { ...WIDE, inFlight: 1 });
-          assert.equal(halves.kind, "split");
-          const older = halves.kind === "split" ? halves.into[0] : rungs[3];
-          while (plan.take() !== undefined);
-          plan.answer(older, 0, undefined, { ...WIDE, inFlight: 2 });
-        }
+        return { plan, rungs };
+      };
+      /** How many pieces `w`'s full page cuts it into, and what the ramp would make of it. */
+      const decide = (plan: WindowPlan, w: PlannedWindow) => {
         const counters = { runs: plan.runs + MAX_RUNS_PER_REQUEST, shortfall: plan.shortfall };
         const room = windowRoom(counters, plan.open.length, { ...WIDE }, true);
         const sent = plan.open.length;
-        const next = plan.answer(rungs[2], MAX_RUNS_PER_REQUEST, "c2", { ...WIDE, inFlight: 1 });
+        const missing = targetWindows(256, WIDE) - sent;
+        const d = plan.answer(w, MAX_RUNS_PER_REQUEST, "c2", { ...WIDE, inFlight: 1 });
         assert.equal(plan.density(), undefined);
-        return { pieces: next.kind === "split" ? next.into.length : 1, room, sent };
+        const ramp = Math.min(1 + room, 1 + missing, 1 + Math.ceil(missing / sent));
+        return { pieces: d.kind === "split" ? d.into.length : 1, ramp };
       };
-      const recent = afterLadder(false);
-      const missing = targetWindows(256, WIDE) - recent.sent;
-      assert.equal(
-        recent.pieces,
-        Math.min(1 + recent.room, 1 + missing, 1 + Math.ceil(missing / recent.sent)),
-      );
-      assert.ok(recent.pieces > 2, `${recent.pieces} pieces`);
-      assert.equal(afterLadder(true).pieces, 2, "clustered or running out: halved");
+      // All within the last hour: the two older rungs come back empty; the next one is ramped.
+      const recent = ladder();
+      recent.plan.answer(recent.rungs[0], 0, undefined, WIDE);
+      recent.plan.answer(recent.rungs[1], 0, undefined, WIDE);
+      const ramped = decide(recent.plan, recent.rungs[2]);
+      assert.equal(ramped.pieces, ramped.ramp);
+      assert.ok(ramped.pieces > 2, `${ramped.pieces} pieces`);
+      // Bursts hours ago: the two newest rungs come back empty above the full one; it is halved.
+      const older = ladder();
+      older.plan.answer(older.rungs[3], 0, undefined, WIDE);
+      older.plan.answer(older.rungs[2], 0, undefined, WIDE);
+      assert.equal(decide(older.plan, older.rungs[1]).pieces, 2, "an empty rung among the failures: halved");
+      // The older rungs empty, then a piece off the ladder: clustered or running out, halved.
+      const piece = ladder();
+      piece.plan.answer(piece.rungs[0], 0, undefined, WIDE);
+      piece.plan.answer(piece.rungs[1], 0, undefined, WIDE);
+      const split = piece.plan.answer(piece.rungs[3], MAX_RUNS_PER_REQUEST, "c1", { ...WIDE, inFlight: 1 });
+      assert.ok(split.kind === "split" && split.into.length > 2, "the newest rung ramped");
+      while (piece.plan.take() !== undefined);
+      piece.plan.answer(split.into[0], 0, undefined, { ...WIDE, inFlight: 2 });
+      assert.equal(decide(piece.plan, piece.rungs[2]).pieces, 2, "an empty piece: halved");
     });
 
     it("tiles: splits a window into its fair shares rounded, so one of under one and a half stays whole", () => {
