@@ -157,7 +157,7 @@ export async function simulate(
       ),
     ),
   );
-  if (traced !== undefined) process.stderr.write(roundsSummary(traced, started, net.rttMs));
+  if (traced !== undefined) process.stderr.write(roundsSummary(traced, started, at.roundTripMs));
   const all = dlqs.flatMap((d) => d.requests);
   return {
     scenario,

@@ -8,6 +8,7 @@ import type { CallState } from "../../client/request";
 import type { ResumePage } from "../../client";
 import type { DrainWindow } from "../../drain/types";
 import { mulberry32 } from "../../emulator/prng";
+import { MAX_RUNS_PER_REQUEST } from "../../client/contract";
 import type { FakeDlq, VirtualClock } from "./windowSim";
 
 /** The account's per-second limit and the round trip of one request. */
@@ -113,7 +114,7 @@ export interface TracedAnswer {
 }
 
 /**
- * `--trace`'s summary of a trial: its answers in spans of one round trip (`rttMs`) from `started`,
+ * `--trace`'s summary of a trial: its answers in spans of one mean round trip (`rttMs`) from `started`,
  * how many came back, full, empty and partial: where a drain's time goes (a span with fewer
  * answers than the gate passes in a round trip is one the drain left it idle).
  */
@@ -121,7 +122,7 @@ export function roundsSummary(answers: readonly TracedAnswer[], started: number,
   const rounds: number[][] = [];
   for (const { at, runs } of answers) {
     const r = (rounds[Math.floor((at - started) / rttMs)] ??= [0, 0, 0]);
-    r[runs >= 50 ? 0 : runs === 0 ? 1 : 2] += 1;
+    r[runs >= MAX_RUNS_PER_REQUEST ? 0 : runs === 0 ? 1 : 2] += 1;
   }
   const lines = [...rounds.entries()].map(([i, r = [0, 0, 0]]) => {
     const span = `${((i * rttMs) / 1000).toFixed(2)}–${(((i + 1) * rttMs) / 1000).toFixed(2)} s`;

@@ -26,26 +26,71 @@ export const USAGE = `node -r ts-node/register/transpile-only bench/windowsSim.t
   --help                           this
 `;
 
-/** Options that take no value. */
-const FLAGS = new Set(["sequential", "no-ceiling", "trace", "help"]);
+/** What an option of {@link USAGE} takes: nothing (a flag), or a value of this kind. */
+type Kind = "flag" | "count" | "counts" | "list" | "rates" | "file";
+
+/** Options whose value is checked beyond being given: counts (integers from 0), lists of them. */
+const KINDS: Record<string, Kind> = {
+  trials: "count",
+  "first-trial": "count",
+  jitter: "count",
+  allowance: "count",
+  concurrency: "count",
+  sizes: "counts",
+  small: "counts",
+  rate: "counts",
+  rtt: "counts",
+  rows: "rates",
+};
+
+/** The options {@link USAGE} lists, each with what it takes: a line without a value is a flag. */
+function optionKinds(): Map<string, Kind> {
+  const out = new Map<string, Kind>();
+  for (const m of USAGE.matchAll(/^ {2}--([a-z-]+)( \S+)?/gm)) {
+    out.set(
+      m[1],
+      m[2] === undefined ? "flag" : (KINDS[m[1]] ?? (m[1] === "out" || m[1] === "svg" ? "file" : "list")),
+    );
+  }
+  return out;
+}
+
+/** Why `value` is no value of `kind`, or undefined when it is one. */
+function badValue(kind: Kind, value: string | undefined): string | undefined {
+  if (value === undefined || value.startsWith("--")) return "needs a value";
+  if (kind === "count" && !/^\d+$/.test(value)) return `takes a whole number, not "${value}"`;
+  if (kind === "counts" && !/^(\d+(,\d+)*)?$/.test(value))
+    return `takes whole numbers, comma-separated, not "${value}"`;
+  if (kind === "rates" && value !== "rates") return `takes "rates", not "${value}"`;
+  return undefined;
+}
 
 /**
- * Refuses an option {@link USAGE} does not list (a misspelt one would run the defaults for
- * minutes), naming it; prints the usage for `--help`.
+ * Refuses, naming it, an option {@link USAGE} does not list, one given twice, and a missing or
+ * malformed value (a misspelt option would run the defaults for minutes); prints the usage for
+ * `--help`.
  */
 export function checkOptions(argv: readonly string[]): void {
-  const known = new Set([...USAGE.matchAll(/^ {2}--([a-z-]+)/gm)].map((m) => m[1]));
+  const kinds = optionKinds();
+  const seen = new Set<string>();
+  const refuse = (why: string): never => {
+    process.stderr.write(`windowsSim: ${why}; --help lists the options\n`);
+    process.exit(2);
+  };
   for (let i = 0; i < argv.length; i++) {
     const name = argv[i].startsWith("--") ? argv[i].slice(2) : undefined;
-    if (name === undefined || !known.has(name)) {
-      process.stderr.write(`windowsSim: "${argv[i]}" is not an option; --help lists them\n`);
-      process.exit(2);
-    }
+    const kind = name === undefined ? undefined : kinds.get(name);
+    if (name === undefined || kind === undefined) refuse(`"${argv[i]}" is not an option`);
+    if (seen.has(name as string)) refuse(`--${name} is given twice`);
+    seen.add(name as string);
     if (name === "help") {
       process.stdout.write(USAGE);
       process.exit(0);
     }
-    if (!FLAGS.has(name)) i += 1;
+    if (kind === "flag") continue;
+    const why = badValue(kind as Kind, argv[i + 1]);
+    if (why !== undefined) refuse(`--${name} ${why}`);
+    i += 1;
   }
 }
 

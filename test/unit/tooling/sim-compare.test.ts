@@ -3,7 +3,13 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { SECTION9_DROP, SIM_HEADER, compareSims, formatComparison } from "../../../bench/lib/simCompare";
+import {
+  SECTION9_DROP,
+  SIM_HEADER,
+  compareSims,
+  formatComparison,
+  simRows,
+} from "../../../bench/lib/simCompare";
 import type { Table } from "../../../bench/lib/result";
 import { USAGE } from "../../../bench/lib/simOptions";
 import { roundsSummary } from "../../../bench/lib/simAccount";
@@ -120,7 +126,10 @@ describe("the simulator comparison (bench/simCompare.ts)", () => {
     const c = compareSims(table({ share: 0.8 }), table({ share: 0.8, n: "20,000" }));
     assert.equal(c.pairs.length, 0);
     assert.equal(c.unpaired.length, 2);
-    assert.match(formatComparison(c), /in one run only: .*5,000\n.*in one run only: .*20,000/);
+    assert.match(
+      formatComparison(c),
+      /failure: .*5,000: in one run only.*\nfailure: .*20,000: in one run only/,
+    );
     const other: Table = { title: "Memory", header: ["N", "RSS"], rows: [] };
     assert.throws(
       () => compareSims(other, other),
@@ -156,10 +165,63 @@ describe("the simulator comparison (bench/simCompare.ts)", () => {
     }
   });
 
+  it("reads a real run's rows (sequential loop, drains, dlqIds) and fails a drop, a 429 and a row of one run", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-simrun-"));
+    try {
+      const out = path.join(dir, "run.json");
+      const run = bench(
+        "windowsSim.ts",
+        "--rows",
+        "rates",
+        "--sizes",
+        "5000,10000",
+        "--trials",
+        "1",
+        "--no-ceiling",
+        "--out",
+        out,
+      );
+      assert.equal(run.status, 0, run.err);
+      const t = (JSON.parse(fs.readFileSync(out, "utf8")) as { tables: Table[] }).tables[0];
+      const rows = simRows(t);
+      assert.equal(rows.length, 10);
+      const seq = rows.find((r) => r.sequential && r.net === "100/s, 150 ms");
+      assert.ok(seq !== undefined && seq.share === 0.065 && seq.requests === 100 && seq.allowance === 100);
+      const ids = rows.filter((r) => r.key.startsWith("`dlqIds`"));
+      assert.equal(ids.length, 4);
+      assert.ok(ids.every((r) => r.share > 0.5 && r.requests === 200 && r.target !== undefined && r.exact));
+      assert.equal(compareSims(t, t).identical, true);
+      // A dlqIds row 0.06 lower, the last hour at 300 ms refused once, a drain row gone.
+      const worse = structuredClone(t);
+      worse.rows[6][6] = `${(ids[0].share - 0.06).toFixed(3)} (0.90–0.90)`;
+      worse.rows[5][13] = "1";
+      worse.rows.splice(1, 1);
+      const c = compareSims(t, worse);
+      assert.equal(c.failures.length, 3, c.failures.join("\n"));
+      assert.match(c.failures.join("\n"), /100\/s, 300 ms · sdk · 5,000: 1 requests refused with 429/);
+      assert.match(
+        c.failures.join("\n"),
+        /`dlqIds` · none · 100\/s, 50 ms · - · 10,000: 0\.\d+ → 0\.\d+, a row down by over 0\.05/,
+      );
+      assert.match(
+        c.failures.join("\n"),
+        /evenly over the last 3 days · no account settings · 100\/s, 150 ms · sdk · 5,000: in one run only/,
+      );
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("windowsSim refuses an option it does not list, and --help prints them all", () => {
-    const typo = bench("windowsSim.ts", "--trial", "9");
-    assert.equal(typo.status, 2);
-    assert.match(typo.err, /"--trial" is not an option; --help lists them/);
+    const refused = (args: string[], why: RegExp) => {
+      const r = bench("windowsSim.ts", ...args);
+      assert.equal(r.status, 2, args.join(" "));
+      assert.match(r.err, why);
+    };
+    refused(["--trial", "9"], /"--trial" is not an option; --help lists the options/);
+    refused(["--sizes", "--help"], /--sizes needs a value/);
+    refused(["--trials", "3", "--trials", "4"], /--trials is given twice/);
+    refused(["--rows", "rate"], /--rows takes "rates", not "rate"/);
     const help = bench("windowsSim.ts", "--help");
     assert.equal(help.status, 0);
     assert.equal(help.out, USAGE);
