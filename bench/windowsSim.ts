@@ -157,7 +157,10 @@ export async function simulate(
       ),
     ),
   );
-  if (traced !== undefined) process.stderr.write(roundsSummary(traced, started, at.roundTripMs));
+  if (traced !== undefined)
+    process.stderr.write(
+      roundsSummary(traced, started, at.roundTripMs, oracle ? "the ceiling's oracle" : "the drain"),
+    );
   const all = dlqs.flatMap((d) => d.requests);
   return {
     scenario,

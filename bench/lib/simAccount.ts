@@ -116,9 +116,14 @@ export interface TracedAnswer {
 /**
  * `--trace`'s summary of a trial: its answers in spans of one mean round trip (`rttMs`) from `started`,
  * how many came back, full, empty and partial: where a drain's time goes (a span with fewer
- * answers than the gate passes in a round trip is one the drain left it idle).
+ * answers than the gate passes in a round trip is one the drain left it idle), `whose` named.
  */
-export function roundsSummary(answers: readonly TracedAnswer[], started: number, rttMs: number): string {
+export function roundsSummary(
+  answers: readonly TracedAnswer[],
+  started: number,
+  rttMs: number,
+  whose: string,
+): string {
   const rounds: number[][] = [];
   for (const { at, runs } of answers) {
     const r = (rounds[Math.floor((at - started) / rttMs)] ??= [0, 0, 0]);
@@ -128,7 +133,7 @@ export function roundsSummary(answers: readonly TracedAnswer[], started: number,
     const span = `${((i * rttMs) / 1000).toFixed(2)}–${(((i + 1) * rttMs) / 1000).toFixed(2)} s`;
     return `answers at ${span}: ${r[0] + r[1] + r[2]} (${r[0]} full, ${r[1]} empty, ${r[2]} partial)`;
   });
-  return `${lines.join("\n")}\n`;
+  return `answers of ${whose} by round trip:\n${lines.join("\n")}\n`;
 }
 
 /** Passes the gate and the limit; a 429 costs a round trip and is retried. */

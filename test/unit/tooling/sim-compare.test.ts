@@ -233,10 +233,16 @@ describe("the simulator comparison (bench/simCompare.ts)", () => {
 describe("the simulator trace's summary (bench/lib/simAccount.ts, --trace)", () => {
   it("counts each trial's answers by round trip, full, empty and partial, an idle one too", () => {
     const at = (ms: number, runs: number) => ({ at: 1_000 + ms, runs });
-    const text = roundsSummary([at(52, 50), at(103, 0), at(108, 50), at(109, 17), at(260, 3)], 1_000, 50);
+    const text = roundsSummary(
+      [at(52, 50), at(103, 0), at(108, 50), at(109, 17), at(260, 3)],
+      1_000,
+      50,
+      "the drain",
+    );
     assert.equal(
       text,
       [
+        "answers of the drain by round trip:",
         "answers at 0.00–0.05 s: 0 (0 full, 0 empty, 0 partial)",
         "answers at 0.05–0.10 s: 1 (1 full, 0 empty, 0 partial)",
         "answers at 0.10–0.15 s: 3 (1 full, 1 empty, 1 partial)",
