@@ -12,6 +12,7 @@
  */
 import { DrainClient, RateGateRegistry } from "../drain";
 import { CREDS, startEmulatorProcess, type EmulatorProcess } from "./lib/emulator";
+import { arg } from "./lib/main";
 
 /** A row: the account's rate a second, the round trip in ms, the IDs. */
 type Row = [rate: number, rttMs: number, ids: number];
@@ -24,11 +25,6 @@ const ROWS: Row[] = [
   [500, 150, 10_000],
   [500, 150, 100_000],
 ];
-
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : undefined;
-}
 
 /** The IDs of `n` freshly seeded entries, the round trip set on the resume endpoint. */
 async function seededIds(emu: EmulatorProcess, n: number, rttMs: number): Promise<string[]> {

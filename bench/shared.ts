@@ -10,7 +10,7 @@
  */
 import { DrainClient, RateGate } from "../drain";
 import { CREDS, startEmulatorProcess, type EmulatorProcess } from "./lib/emulator";
-import { benchMain } from "./lib/main";
+import { arg, benchMain } from "./lib/main";
 import { result, type BenchResult } from "./lib/result";
 import { fmt } from "./lib/stats";
 import { mulberry32 } from "../emulator/prng";
@@ -18,11 +18,6 @@ import { mulberry32 } from "../emulator/prng";
 const DAY = 86_400_000;
 const LATENCY_MS = 50;
 const LIMIT = 100;
-
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : undefined;
-}
 
 async function seed(emu: EmulatorProcess, n: number): Promise<void> {
   await emu.admin("POST", "/admin/reset");

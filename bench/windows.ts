@@ -40,7 +40,7 @@ import type { DlqSelection } from "../client";
 import { DEFAULT_WINDOW_CONCURRENCY, DrainClient, RateGateRegistry } from "../drain";
 import { requestAllowance } from "../drain/windows";
 import { CREDS, startEmulatorProcess, type EmulatorProcess } from "./lib/emulator";
-import { benchMain } from "./lib/main";
+import { arg, benchMain } from "./lib/main";
 import { result, type BenchResult } from "./lib/result";
 import { fmt, stat } from "./lib/stats";
 import { trials as simTrials } from "./windowsSim";
@@ -78,11 +78,6 @@ const SIM_AGREES = 0.05;
 /** The rate bound of a drain of `n` entries: ceil(n/50) requests at {@link LIMIT} a second, ms. */
 function boundMs(n: number): number {
   return (Math.ceil(n / 50) / LIMIT) * 1000;
-}
-
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : undefined;
 }
 
 async function seed(emu: EmulatorProcess, list: ScenarioEntry[]): Promise<void> {

@@ -22,7 +22,7 @@ import { requestAllowance } from "../drain/windows";
 import { FakeDlq, VirtualClock } from "./lib/windowSim";
 import { drainCeiling } from "./lib/ceiling";
 import { median, quantile } from "./lib/stats";
-import { benchMain } from "./lib/main";
+import { arg, benchMain } from "./lib/main";
 import {
   DEFAULT_NET,
   accountOn,
@@ -51,7 +51,7 @@ import {
 } from "./windowScenarios";
 import type { RunIdShape } from "../emulator/run-ids";
 import { DEFAULT_WINDOW_ALLOWANCE } from "../drain/planKnobs";
-import { arg, checkOptions } from "./lib/simOptions";
+import { checkOptions } from "./lib/simOptions";
 import { SIM_HEADER } from "./lib/simCompare";
 
 /** `--allowance`: the windows a drain may open before it has resumed anything. */

@@ -6,11 +6,16 @@
 import * as fs from "node:fs";
 import { markdown, type BenchResult } from "./result";
 
+/** The value of the command line's `--name`, when given. */
+export function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : undefined;
+}
+
 /** Runs `bench` when `mod` is the main module. */
 export function benchMain(mod: NodeModule, bench: () => Promise<BenchResult>): void {
   if (require.main !== mod) return;
-  const i = process.argv.indexOf("--out");
-  const out = i > 0 ? process.argv[i + 1] : undefined;
+  const out = arg("out");
   const started = performance.now();
   bench()
     .then((r) => {

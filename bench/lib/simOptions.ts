@@ -27,7 +27,7 @@ export const USAGE = `node -r ts-node/register/transpile-only bench/windowsSim.t
 `;
 
 /** What an option of {@link USAGE} takes: nothing (a flag), or a value of this kind. */
-type Kind = "flag" | "count" | "counts" | "list" | "rates" | "file";
+type Kind = "flag" | "value" | "count" | "counts" | "rates";
 
 /** Options whose value is checked beyond being given: counts (integers from 0), lists of them. */
 const KINDS: Record<string, Kind> = {
@@ -47,10 +47,7 @@ const KINDS: Record<string, Kind> = {
 function optionKinds(): Map<string, Kind> {
   const out = new Map<string, Kind>();
   for (const m of USAGE.matchAll(/^ {2}--([a-z-]+)( \S+)?/gm)) {
-    out.set(
-      m[1],
-      m[2] === undefined ? "flag" : (KINDS[m[1]] ?? (m[1] === "out" || m[1] === "svg" ? "file" : "list")),
-    );
+    out.set(m[1], m[2] === undefined ? "flag" : (KINDS[m[1]] ?? "value"));
   }
   return out;
 }
@@ -92,10 +89,4 @@ export function checkOptions(argv: readonly string[]): void {
     if (why !== undefined) refuse(`--${name} ${why}`);
     i += 1;
   }
-}
-
-/** The value of `--name`, when given. */
-export function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : undefined;
 }
