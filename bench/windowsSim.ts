@@ -304,11 +304,22 @@ function list<T extends string>(name: string, fallback: string): T[] {
   return (arg(name) ?? fallback).split(",").filter(Boolean) as T[];
 }
 
+/** The names `--name` lists, every one of `allowed` by default; a name not in it is refused. */
+function names<T extends string>(name: string, allowed: readonly T[]): T[] {
+  const given = list<T>(name, allowed.join(","));
+  const unknown = given.find((x) => !allowed.includes(x));
+  if (unknown !== undefined) {
+    process.stderr.write(`windowsSim: --${name} takes ${allowed.join(",")}, not "${unknown}"\n`);
+    process.exit(2);
+  }
+  return given;
+}
+
 /** The rows of section 9 (every scenario, size, account setting and net) and the small drains. */
 async function sectionRows(count: number): Promise<string[][]> {
   const sizes = list("sizes", "2500,5000,20000,100000").map(Number);
-  const scenarios = list<Scenario>("scenarios", SCENARIOS.join(","));
-  const horizons = list<Horizon>("horizons", "unknown,payg,free");
+  const scenarios = names<Scenario>("scenarios", SCENARIOS);
+  const horizons = names("horizons", Object.keys(HORIZON_TITLES) as Horizon[]);
   const small = list("small", "237,500,501,1200").map(Number);
   const shapes = runIdShapesOf(arg("run-ids"));
   const nets = netsOf(arg("rate"), arg("rtt"));
@@ -357,7 +368,7 @@ export async function run(): Promise<BenchResult> {
     header: [...SIM_HEADER],
     rows,
   });
-  const sim = { trials: count, horizons: list<Horizon>("horizons", "unknown,payg,free") };
+  const sim = { trials: count, horizons: names("horizons", Object.keys(HORIZON_TITLES) as Horizon[]) };
   writeSimChart(arg("svg"), r.tables[0], {
     ...sim,
     latencyMs: nets[0].rttMs,

@@ -222,6 +222,11 @@ describe("the simulator comparison (bench/simCompare.ts)", () => {
     refused(["--sizes", "--help"], /--sizes needs a value/);
     refused(["--trials", "3", "--trials", "4"], /--trials is given twice/);
     refused(["--rows", "rate"], /--rows takes "rates", not "rate"/);
+    refused(
+      ["--scenarios", "uniform,evenly"],
+      /--scenarios takes uniform,hour,window,outage,bursts,urls, not "evenly"/,
+    );
+    refused(["--horizons", "payg,paid"], /--horizons takes unknown,payg,free, not "paid"/);
     const help = bench("windowsSim.ts", "--help");
     assert.equal(help.status, 0);
     assert.equal(help.out, USAGE);
