@@ -5,11 +5,12 @@
  * together stay within the account's per-second limit.
  *
  * The gate releases waiting requests one at a time, in arrival order, at most `rate` per second
- * (evenly spaced, never in bursts). Where the rate comes from:
+ * (evenly spaced; in a burst only at the start, below). Where the rate comes from:
  * 1. an explicit limit (the account record's `max_requests_per_second`, when the caller knows it);
  * 2. else the `Burst-RateLimit-Limit` header, learnt from the first response that carries it;
- * 3. else a cautious start at {@link CAUTIOUS_START_RATE} per second, doubled after every second
- *    the gate was in use without a 429, halved on a 429 (slow start, as TCP does).
+ * 3. else a cautious start at {@link CAUTIOUS_START_RATE} per second after the first
+ *    {@link START_BURST} requests, released at once, doubled after every second the gate was in
+ *    use without a 429, halved on a 429 (slow start, as TCP does).
  * When both 1 and 2 are known the lower one counts. A per-drain cap (`maxRequestsPerSecond`)
  * is a separate gate in front of this one (see {@link capped}).
  *
@@ -44,6 +45,12 @@ import type { GateStatus } from "./types";
 
 /** Requests per second before anything is known about the limit. */
 export const CAUTIOUS_START_RATE = 10;
+/**
+ * Requests released at once before the first answer when no limit is known: a drain's first
+ * round trip (a ladder's four rungs, four `dlqIds` batches) goes out together, not 100 ms apart;
+ * every plan allows at least 100 a second.
+ */
+export const START_BURST = 4;
 /** Above this learnt-by-probing rate the gate stops limiting. */
 export const MAX_PROBED_RATE = 10_000;
 /** The longest a waiting gate sleeps before it looks at its rate again, ms. */
@@ -312,7 +319,14 @@ export class RateGate implements GateStatus {
       this.probeSince = t;
     }
     const rate = this.ratePerSecond;
-    return rate === undefined ? 0 : 1_000 / rate;
+    if (rate === undefined || this.startBurst()) return 0;
+    return 1_000 / rate;
+  }
+
+  /** Whether the gate is in its start burst: no limit known, no answer yet, {@link START_BURST} not released. */
+  private startBurst(): boolean {
+    const { released, responses, unanswered } = this.counters;
+    return this.knownLimit() === undefined && responses + unanswered === 0 && released < START_BURST;
   }
 
   private async pump(): Promise<void> {

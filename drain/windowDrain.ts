@@ -115,18 +115,25 @@ function setUp(selection: DlqSelection, opts: UnpacedWindowDrainOptions): Setup 
     throw new SvcError("SVC_INVALID_ARGUMENT", "`state` and `startCursor` cannot both be given");
   }
   const concurrency = opts.concurrency ?? DEFAULT_WINDOW_CONCURRENCY;
-  const plan = WindowPlan.start(selection, saved, startCursor, {
-    concurrency,
-    maxEmptyPages: opts.maxEmptyPages ?? DEFAULT_MAX_EMPTY_PAGES,
-    horizonMs: opts.horizonMs ?? DEFAULT_HORIZON_MS,
-    ...(opts.windowAllowance !== undefined ? { allowance: opts.windowAllowance } : {}),
-    ...(opts.dailyLimit !== undefined ? { dailyLimit: opts.dailyLimit } : {}),
-  });
+  const now = opts.now ?? Date.now;
+  const plan = WindowPlan.start(
+    selection,
+    saved,
+    startCursor,
+    {
+      concurrency,
+      maxEmptyPages: opts.maxEmptyPages ?? DEFAULT_MAX_EMPTY_PAGES,
+      horizonMs: opts.horizonMs ?? DEFAULT_HORIZON_MS,
+      ...(opts.windowAllowance !== undefined ? { allowance: opts.windowAllowance } : {}),
+      ...(opts.dailyLimit !== undefined ? { dailyLimit: opts.dailyLimit } : {}),
+    },
+    now(),
+  );
   return {
     plan,
     concurrency,
     keepRuns: opts.keepRuns !== false,
-    now: opts.now ?? Date.now,
+    now,
     root: rootWindow(selection),
   };
 }

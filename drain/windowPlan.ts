@@ -7,7 +7,9 @@
  *
  * How it decides, in short:
  * - A drain starts with ONE window, the whole selection (or the windows of a saved state), so a
- *   drain of up to 50 entries costs one request and `concurrency: 1` is the sequential drain.
+ *   drain of up to 50 entries costs one request and `concurrency: 1` is the sequential drain; a
+ *   selection open below starts as its ladder instead (below), the rungs sent together: the first
+ *   round trip shows where failures lie, for up to 4 requests on up to 50 entries.
  * - A window is split only when it just returned a full page with a cursor (so it holds more),
  *   fewer windows are open than keep the rate gate busy ({@link targetWindows}: the gate's rate
  *   times the round trip, plus {@link GATE_BACKLOG}), fewer than {@link GATE_BACKLOG} requests
@@ -16,7 +18,8 @@
  *   opened costs up to one request that is not full, so no more are opened than the gate needs.
  * - A split makes as many pieces as are missing, at most {@link MAX_PIECES} for the first split of
  *   a selection open below (its ladder), {@link OLDER_LADDER_PIECES} for the ladder of its oldest
- *   piece and {@link LATER_PIECES} for any other; once a window came
+ *   piece and {@link LATER_PIECES} for any other; a ladder's rungs split oldest first (the older,
+ *   the wider); once a window came
  *   back empty (the failures are clustered, or the windows are running out: most pieces would
  *   hold little), it halves.
  * - Where the selection has no `fromDate`, the horizon (the retention, or 90 days) is far wider
@@ -92,6 +95,7 @@ import { CursorChain } from "./cursorDrain";
 import { MAX_RUNS_PER_REQUEST, type DlqSelection } from "../client/contract";
 import type { DrainWindow, OpenWindow, WindowDrainState } from "./types";
 import {
+  DEFAULT_WINDOW_ALLOWANCE,
   MAX_PIECES,
   LATER_PIECES,
   OLDER_LADDER_PIECES,
@@ -412,18 +416,52 @@ export class WindowPlan {
   }
 
   /**
-   * The plan of a drain: the saved state's windows, else the whole selection (with `startCursor`).
+   * The plan of a drain: the saved state's windows, else the whole selection (with `startCursor`),
+   * which, open below, starts as its ladder ({@link startLadder}) when `now` is given.
+   *
+   * @param now - unix ms, where the ladder's rungs are placed back from (the runner always gives
+   *   it; without it the selection starts whole, as one continued from its cursor does)
    */
   static start(
     selection: DlqSelection,
     saved: WindowDrainState | undefined,
     startCursor: string | undefined,
     settings: PlanSettings,
+    now?: number,
   ): WindowPlan {
     if (saved !== undefined) return new WindowPlan(saved.windows, saved, settings);
     const root: OpenWindow = { ...rootWindow(selection) };
     if (startCursor !== undefined) root.cursor = startCursor;
-    return new WindowPlan([root], { runs: 0, shortfall: 0 }, settings);
+    const plan = new WindowPlan([root], { runs: 0, shortfall: 0 }, settings);
+    if (startCursor === undefined && now !== undefined) plan.startLadder(now);
+    return plan;
+  }
+
+  /**
+   * A selection open below (no `fromDate`) is split into its ladder before anything is sent, up to
+   * {@link MAX_PIECES} rungs (no more than `concurrency` and the window allowance allow): the
+   * first round trip shows where failures lie, which the whole selection's first page (its 50
+   * oldest) would not, a round trip sooner. Each rung ends with at most one page that is not full,
+   * so up to 50 entries cost at most 4 requests, within ceil(N/50) + 4 for any N.
+   */
+  private startLadder(now: number): void {
+    const root = this.open[0];
+    const { concurrency, allowance = DEFAULT_WINDOW_ALLOWANCE, horizonMs } = this.settings;
+    const k = Math.min(MAX_PIECES, concurrency, allowance);
+    const rungs = k >= 2 ? splitOpenBelow(root.window, k, now, horizonMs) : undefined;
+    if (rungs === undefined) return;
+    const group: SplitGroup = {
+      empty: false,
+      parent: undefined,
+      followed: false,
+      pieces: rungs.length,
+      ladder: true,
+      narrowing: false,
+    };
+    const into = rungs.map((x) => ({ ...this.planned(x, false), piece: true, group }));
+    this.open.splice(0, 1, ...into);
+    this.queue.splice(0, 1, ...into);
+    this.splits += into.length - 1;
   }
 
   /** Whether every window is finished. */
@@ -557,7 +595,7 @@ export class WindowPlan {
       // The windows come back full: the windows missing are shared out among those sent.
       return Math.min(1 + idle, 1 + missing, 1 + room, 1 + Math.ceil(missing / Math.max(1, sent)));
     }
-    if (this.longerRunning(w, at)) return 0;
+    if (this.longerRunning(w, at) || this.olderRungFirst(w)) return 0;
     // A window that is no piece (the selection, or a saved window) and open below: its ladder.
     const first = w.window.from === undefined && !w.piece;
     // A piece open below ends before now: its ladder's rungs past the first lie further back still.
@@ -665,6 +703,27 @@ export class WindowPlan {
     const ends: number[] = [];
     for (let i = k - 1; i >= 1; i--) if (hi - i * width > lo) ends.push(hi - i * width);
     return ends.length === 0 ? undefined : cutOpenBelow(w.window, ends);
+  }
+
+  /**
+   * Whether an older rung of `w`'s ladder is to split first: one open, not more than a full page
+   * behind `w` (unanswered rungs included). The older a rung, the wider, and the more it likely
+   * holds; sent together, the rungs answer in an order jitter decides, and the room the allowance
+   * leaves while the drain may hold under 500 entries (a split or two) would go to whichever came
+   * first. A rung further behind waits for `w` instead ({@link longerRunning}): when both wait,
+   * the next answer of either ends it.
+   */
+  private olderRungFirst(w: PlannedWindow): boolean {
+    if (w.group?.ladder !== true) return false;
+    const from = w.window.from ?? -Infinity;
+    return this.open.some(
+      (o) =>
+        o !== w &&
+        o.group === w.group &&
+        !o.held &&
+        (o.window.to ?? Infinity) < from &&
+        o.pages + 1 >= w.pages,
+    );
   }
 
   /**

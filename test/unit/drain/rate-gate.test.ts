@@ -125,7 +125,8 @@ describe("drain/rateGate", () => {
   it("starts cautiously without a limit, then takes the limit from Burst-RateLimit-Limit", async () => {
     gate = make();
     assert.equal(gate.ratePerSecond, CAUTIOUS_START_RATE);
-    assert.deepEqual(gaps(await releases(gate, clock, 4)), [100, 100, 100]);
+    // The first START_BURST go out together (a drain's first round trip), then 10 a second.
+    assert.deepEqual(gaps(await releases(gate, clock, 6)), [0, 0, 0, 100, 100]);
     gate.observe(200, {
       "burst-ratelimit-limit": "50",
       "burst-ratelimit-remaining": "40",
@@ -192,7 +193,7 @@ describe("drain/rateGate", () => {
 
   it("without any limit doubles its rate after each busy second and halves it on a 429", async () => {
     gate = make();
-    await releases(gate, clock, 11); // 10/s for a second
+    await releases(gate, clock, 14); // START_BURST at once, then 10/s for a second
     assert.equal(gate.ratePerSecond, 20);
     await releases(gate, clock, 21);
     assert.equal(gate.ratePerSecond, 40);
@@ -204,7 +205,7 @@ describe("drain/rateGate", () => {
     await releases(gate, clock, 15);
     assert.equal(gate.ratePerSecond, 40);
     const fast = new RateGate({ startRate: 9_000, now: () => clock.now, sleep: clock.sleep });
-    await releases(fast, clock, 9_001);
+    await releases(fast, clock, 9_005);
     assert.equal(fast.ratePerSecond, undefined, "beyond 10,000/s the gate stops limiting");
   });
 

@@ -5,7 +5,7 @@ import { PartialFailure, drainPages } from "../../../drain/cursorDrain";
 import type { CallState } from "../../../client/request";
 import type { DrainWindow, GateStatus, WindowDrainOptions, WindowPageEvent } from "../../../drain/types";
 import { drainWindows, type WindowDrainProgress } from "../../../drain/windowDrain";
-import { requestAllowance, rootWindow } from "../../../drain/windows";
+import { requestAllowance, rootWindow, splitOpenBelow } from "../../../drain/windows";
 import { mulberry32 } from "../../../emulator/prng";
 import { RunIdMaker, type RunIdShape } from "../../../emulator/run-ids";
 import { DAY, DISTRIBUTIONS, FakeDlq, NOW, VirtualClock, prng } from "../../../bench/lib/windowSim";
@@ -150,12 +150,42 @@ describe("drain/windowDrain (scheduler)", () => {
       }
     });
 
-    it("costs one request for up to 50 entries: the first window is the whole selection", async () => {
+    it("starts a selection open below as its ladder's rungs, sent together: up to 50 entries in 4 requests", async () => {
       for (const n of [0, 1, 50]) {
         const { dlq, clock } = setup(DISTRIBUTIONS.uniform3d(n));
-        const res = await run(dlq, clock, { concurrency: 16 });
+        const res = await run(dlq, clock, { concurrency: 16, horizonMs: 90 * DAY }, undefined, {});
+        assertExactlyOnce(dlq);
+        assert.equal(res.requestCount, 4);
+        assert.ok(res.requestCount <= requestAllowance(n));
+        assert.deepEqual(
+          dlq.requests.map((r) => r.window),
+          splitOpenBelow({}, 4, NOW, 90 * DAY),
+        );
+        assert.equal(res.maxInFlight, 4, "the rungs are in flight together");
+      }
+    });
+
+    it("lets a ladder's rungs wait for each other only a page: one fallen behind does not stall it", async () => {
+      // 6,000 entries over the 3-day horizon: the oldest rung, open below, and the one above it
+      // answer in turn for many pages; each waiting for the other would leave one window in flight.
+      const { dlq, clock } = setup(DISTRIBUTIONS.uniform3d(6_000));
+      const inFlight: number[] = [];
+      await run(dlq, clock, {
+        concurrency: 8,
+        onPage: (e) => void (e.requestCount > 30 && e.requestCount <= 60 && inFlight.push(e.windowsInFlight)),
+      });
+      assertExactlyOnce(dlq);
+      const mean = inFlight.reduce((a, b) => a + b, 0) / inFlight.length;
+      assert.ok(mean >= 4, `${mean.toFixed(1)} windows in flight on average, pages 31 to 60`);
+    });
+
+    it("costs one request for up to 50 entries with a fromDate: the first window is the whole selection", async () => {
+      for (const n of [0, 1, 50]) {
+        const { dlq, clock } = setup(DISTRIBUTIONS.uniform3d(n));
+        const selection = { fromDate: NOW - 4 * DAY };
+        const res = await run(dlq, clock, { concurrency: 16 }, undefined, selection);
         assert.equal(res.requestCount, 1);
-        assert.deepEqual(dlq.requests[0].window, {});
+        assert.deepEqual(dlq.requests[0].window, rootWindow(selection));
       }
     });
   });
@@ -317,10 +347,12 @@ describe("drain/windowDrain (scheduler)", () => {
         workflowRuns: [],
       });
       const clock = new VirtualClock();
-      const f = await partial(clock.run(drainWindows({}, step, undefined, { concurrency: 4 })));
+      // One window: a selection with a fromDate starts whole (one open below starts as its ladder).
+      const selection = { fromDate: NOW - DAY };
+      const f = await partial(clock.run(drainWindows(selection, step, undefined, { concurrency: 4 })));
       assert.ok(f.error instanceof SvcError && f.error.code === "SVC_CURSOR_LOOP");
       assert.match((f.error as Error).message, /already used/);
-      assert.deepEqual(f.progress.windowState?.windows, [{ cursor: "same" }]);
+      assert.deepEqual(f.progress.windowState?.windows, [{ ...rootWindow(selection), cursor: "same" }]);
       assert.equal(f.progress.cursor, "same");
       assert.equal(f.progress.requestCount, 2);
     });
@@ -432,7 +464,9 @@ describe("drain/windowDrain (scheduler)", () => {
   describe("splitting", () => {
     it("does not split while requests wait at the rate gate (the rate, not latency, bounds the drain)", async () => {
       const { dlq, clock } = setup(DISTRIBUTIONS.uniform3d(2_000));
-      const res = await run(dlq, clock, { concurrency: 8 }, { waiting: 3, ratePerSecond: 100 });
+      // A fromDate: one window to start from (one open below starts as its ladder).
+      const selection = { fromDate: NOW - 4 * DAY };
+      const res = await run(dlq, clock, { concurrency: 8 }, { waiting: 3, ratePerSecond: 100 }, selection);
       assertExactlyOnce(dlq);
       assert.equal(res.splits, 0);
       assert.equal(res.requestCount, 40);

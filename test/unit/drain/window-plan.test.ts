@@ -6,7 +6,13 @@
  */
 import { strict as assert } from "node:assert";
 import { MAX_RUNS_PER_REQUEST } from "../../../client/contract";
-import { WindowPlan, targetWindows, type PlanContext, type PlannedWindow } from "../../../drain/windowPlan";
+import {
+  WindowPlan,
+  targetWindows,
+  type PlanContext,
+  type PlanSettings,
+  type PlannedWindow,
+} from "../../../drain/windowPlan";
 import { requestAllowance, splitOpenBelow, windowRoom } from "../../../drain/windows";
 import type { DrainWindow, OpenWindow } from "../../../drain/types";
 import { DAY, DISTRIBUTIONS, FakeDlq, NOW } from "../../../bench/lib/windowSim";
@@ -33,6 +39,14 @@ const AT: PlanContext = { inFlight: 0, gateWaiting: 0, now: NOW, ratePerSecond: 
 function fresh(settings = SETTINGS): WindowPlan {
   return WindowPlan.start({}, undefined, undefined, settings);
 }
+
+/** A selection open below as the runner starts it (given `now`): its ladder, sent at once. */
+function laddered(settings: PlanSettings = SETTINGS): WindowPlan {
+  return WindowPlan.start({}, undefined, undefined, settings, NOW);
+}
+
+/** The two starts of a selection open below: whole (continued from a cursor) and its ladder. */
+const STARTS = { whole: fresh, ladder: laddered };
 
 /** A selection with both dates (the last 7 days): splits are even, not a ladder from now. */
 const BOUNDED = { fromDate: NOW - 7 * DAY, toDate: NOW };
@@ -82,6 +96,41 @@ describe("drain/windowPlan (the planner, without I/O)", () => {
     assert.deepEqual(plan.answer(w, 37, undefined, AT), { kind: "closed" });
     assert.equal(plan.done, true);
     assert.deepEqual(plan.snapshot(), { version: 1, windows: [], runs: 37, shortfall: 13 });
+  });
+
+  it("starts a selection open below as its ladder, sent at once; a bounded one or concurrency 1 whole", () => {
+    const plan = laddered({ ...SETTINGS, horizonMs: 90 * DAY });
+    const rungs: PlannedWindow[] = [];
+    for (let w = plan.take(); w !== undefined; w = plan.take()) rungs.push(w);
+    assert.deepEqual(
+      rungs.map((w) => w.window),
+      splitOpenBelow({}, DEFAULT_WINDOW_ALLOWANCE, NOW, 90 * DAY),
+    );
+    assert.ok(rungs.every((w) => w.cursor === undefined && w.group?.ladder === true));
+    // Up to 50 entries in the newest rung: four requests, within ceil(N/50) + 4 for any N.
+    rungs.slice(0, 3).forEach((w) => plan.answer(w, 0, undefined, AT));
+    assert.deepEqual(plan.answer(rungs[3], 37, undefined, AT), { kind: "closed" });
+    assert.equal(plan.done, true);
+    assert.ok(4 <= requestAllowance(0) && 4 <= requestAllowance(37));
+    for (const one of [
+      WindowPlan.start(BOUNDED, undefined, undefined, SETTINGS, NOW),
+      laddered({ ...SETTINGS, concurrency: 1 }),
+      laddered({ ...SETTINGS, allowance: 1 }),
+      WindowPlan.start({}, undefined, "c0", SETTINGS, NOW),
+    ]) {
+      assert.ok(one.take() !== undefined && one.take() === undefined, "one window");
+    }
+  });
+
+  it("splits a ladder's rungs oldest first: a newer full rung is followed while an older one is open", () => {
+    const plan = laddered({ ...SETTINGS, horizonMs: 90 * DAY });
+    const [below, older, recent, newest] = [plan.take()!, plan.take()!, plan.take()!, plan.take()!];
+    plan.answer(below, 0, undefined, AT);
+    // The newest rung answers first, the older one still in flight: it continues with its cursor.
+    assert.deepEqual(plan.answer(newest, 50, "n1", { ...AT, inFlight: 2 }), { kind: "continue" });
+    plan.answer(older, 0, undefined, AT);
+    assert.equal(plan.answer(recent, 50, "r1", { ...AT, inFlight: 1 }).kind, "split", "the oldest open rung");
+    assert.equal(plan.take()?.window, newest.window, "the newest rung's next page was queued first");
   });
 
   it("splits the first full page into as many pieces as the budget allows (4), tiling the selection", () => {
@@ -775,11 +824,13 @@ describe("drain/windowPlan (the planner, without I/O)", () => {
 
     it("drains 1,200 evenly spread entries in at most ceil(N/50) + 6 = 30 requests; at 2,500 the gate still gets its windows", () => {
       // With the planner alone (answers in a fixed order); the 90-day horizon is bench 9's.
-      for (const horizonMs of [3 * DAY, 7 * DAY]) {
-        const dlq = new FakeDlq(DISTRIBUTIONS.uniform3d(1_200));
-        const requests = drive(dlq, fresh({ ...SETTINGS, horizonMs }), 7);
-        assert.equal(dlq.remaining, 0);
-        assert.ok(requests <= 30, `${requests} requests > 30 (horizon ${horizonMs / DAY} days)`);
+      for (const [start, make] of Object.entries(STARTS)) {
+        for (const horizonMs of [3 * DAY, 7 * DAY]) {
+          const dlq = new FakeDlq(DISTRIBUTIONS.uniform3d(1_200));
+          const requests = drive(dlq, make({ ...SETTINGS, horizonMs }), 7);
+          assert.equal(dlq.remaining, 0);
+          assert.ok(requests <= 30, `${start}: ${requests} requests > 30 (horizon ${horizonMs / DAY} days)`);
+        }
       }
       // Without the density rule, the same drain opened up to 7 windows past 500 runs: 36 to 38.
       const big = new FakeDlq(DISTRIBUTIONS.uniform3d(2_500));
@@ -897,8 +948,11 @@ describe("drain/windowPlan (the planner, without I/O)", () => {
       const ramped = decide(recent.plan, recent.rungs[2]);
       assert.equal(ramped.pieces, ramped.ramp);
       assert.ok(ramped.pieces > 2, `${ramped.pieces} pieces`);
-      // Bursts hours ago: the two newest rungs come back empty above the full one; it is halved.
+      // Bursts hours ago: the two newest rungs come back empty above the full one; it is halved
+      // (once the rung open below it was split: a ladder's rungs split oldest first).
       const older = ladder();
+      assert.equal(older.plan.answer(older.rungs[0], MAX_RUNS_PER_REQUEST, "c1", WIDE).kind, "split");
+      while (older.plan.take() !== undefined);
       older.plan.answer(older.rungs[3], 0, undefined, WIDE);
       older.plan.answer(older.rungs[2], 0, undefined, WIDE);
       assert.equal(decide(older.plan, older.rungs[1]).pieces, 2, "an empty rung among the failures: halved");
@@ -987,14 +1041,16 @@ describe("drain/windowPlan (the planner, without I/O)", () => {
     });
 
     it("drains every distribution, each entry once, within the allowance at 500 a second and 150 ms", () => {
-      for (const name of Object.keys(DISTRIBUTIONS)) {
-        for (const n of [2_500, 20_000]) {
-          const dlq = new FakeDlq(DISTRIBUTIONS[name](n));
-          const requests = drive(dlq, fresh(WIDE_SETTINGS), 90, WIDE);
-          assert.equal(dlq.duplicates, 0);
-          assert.equal(dlq.remaining, 0);
-          const most = requestAllowance(n, WIDE);
-          assert.ok(requests <= most, `${name}, N = ${n}: ${requests} requests > ${most}`);
+      for (const [start, make] of Object.entries(STARTS)) {
+        for (const name of Object.keys(DISTRIBUTIONS)) {
+          for (const n of [2_500, 20_000]) {
+            const dlq = new FakeDlq(DISTRIBUTIONS[name](n));
+            const requests = drive(dlq, make(WIDE_SETTINGS), 90, WIDE);
+            assert.equal(dlq.duplicates, 0);
+            assert.equal(dlq.remaining, 0);
+            const most = requestAllowance(n, WIDE);
+            assert.ok(requests <= most, `${start}, ${name}, N = ${n}: ${requests} requests > ${most}`);
+          }
         }
       }
     });
@@ -1002,17 +1058,19 @@ describe("drain/windowPlan (the planner, without I/O)", () => {
 
   describe("every distribution: each entry once, within the request bound", () => {
     const bound = (n: number) => requestAllowance(n, AT);
-    for (const name of Object.keys(DISTRIBUTIONS)) {
-      for (const n of [0, 1, 237, 500, 501, 1_200, 2_500, 20_000]) {
-        it(`${name}, N = ${n}`, () => {
-          const dlq = new FakeDlq(DISTRIBUTIONS[name](n));
-          const plan = fresh();
-          const requests = drive(dlq, plan, 6);
-          assert.equal(dlq.duplicates, 0);
-          assert.equal(dlq.remaining, 0);
-          assert.ok(requests <= bound(n), `${requests} requests > ${bound(n)}`);
-          assert.deepEqual(plan.snapshot().windows, []);
-        });
+    for (const [start, make] of Object.entries(STARTS)) {
+      for (const name of Object.keys(DISTRIBUTIONS)) {
+        for (const n of [0, 1, 237, 500, 501, 1_200, 2_500, 20_000]) {
+          it(`${start}: ${name}, N = ${n}`, () => {
+            const dlq = new FakeDlq(DISTRIBUTIONS[name](n));
+            const plan = make();
+            const requests = drive(dlq, plan, 6);
+            assert.equal(dlq.duplicates, 0);
+            assert.equal(dlq.remaining, 0);
+            assert.ok(requests <= bound(n), `${requests} requests > ${bound(n)}`);
+            assert.deepEqual(plan.snapshot().windows, []);
+          });
+        }
       }
     }
     it("concurrency 1 is exactly ceil(N/50) requests for every distribution", () => {
