@@ -31,9 +31,10 @@ describe("provider/dlqRecovery: diff and update", () => {
     emu().seed(20, 99);
     const before = resumeRequests(emu()).length;
     const r = await provider.update(id, outs, news);
-    assert.equal(resumeRequests(emu()).length, before + 1);
+    // No fromDate: the drain starts as its ladder, four windows (up to 50 entries in 4 requests).
+    assert.equal(resumeRequests(emu()).length, before + 4);
     assert.equal(r.outs.resumedCount, 20, "a new drain counts its own runs");
-    assert.equal(r.outs.requestCount, 1);
+    assert.equal(r.outs.requestCount, 4, "a new drain counts its own requests");
     assert.notEqual(r.outs.specHash, outs.specHash);
     assert.equal(emu().state.ledger.totals().duplicates, 0);
   });
