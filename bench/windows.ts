@@ -356,7 +356,7 @@ export async function run(): Promise<BenchResult> {
     const native = await nativeLimit(emu);
     r.notes.push(
       `Emulator: ${LATENCY_MS} ms latency per request; per-second limit ${LIMIT} ${native ? "enforced by the emulator itself" : "enforced by the emulator's rateLimit fault (one-second windows on unix seconds)"}.`,
-      `Windowed drains: concurrency ${DEFAULT_WINDOW_CONCURRENCY}, one rate gate per trial shared by its drains. No account settings: the gate learns the rate from Burst-RateLimit-* (10 a second until the first answer), 90-day horizon. payg: the gate's limit 100, horizon 7 days. free: limit 100, horizon 3 days, daily limit 1,000 (so at most 20 requests beyond ceil(N/50)).`,
+      `Windowed drains: concurrency ${DEFAULT_WINDOW_CONCURRENCY}, one rate gate per trial shared by its drains. No account settings: the gate learns the rate from Burst-RateLimit-* (until the first answer 4 requests at once, then 10 a second), 90-day horizon. payg: the gate's limit 100, horizon 7 days. free: limit 100, horizon 3 days, daily limit 1,000 (so at most 20 requests beyond ceil(N/50)).`,
       `Each row: the median of ${plan.trials} drains (min–max of the share in parentheses); the target is judged on the median, the requests of every drain against the allowance. Drain time is wall time from the first request to the last answer. The sequential loop drains the same emulator (evenly over 3 days; its time does not depend on the distribution); once per size.`,
     );
     rows = await measure(emu, native, plan);

@@ -94,6 +94,15 @@ interface Setup {
   root: DrainWindow;
 }
 
+/**
+ * The most ladder rungs a drain may start with under its caps: each is a request of up to 50 runs,
+ * sent together, so `maxRuns: 50` or `maxRequests: 1` starts with the whole selection.
+ */
+function startRungs(opts: UnpacedWindowDrainOptions): number {
+  const byRuns = opts.maxRuns === undefined ? Infinity : Math.floor(opts.maxRuns / MAX_RUNS_PER_REQUEST);
+  return Math.min(opts.maxRequests ?? Infinity, byRuns);
+}
+
 /** Checks the options and builds the plan (saved state, start cursor or the whole selection). */
 function setUp(selection: DlqSelection, opts: UnpacedWindowDrainOptions): Setup {
   if (selection.dlqIds !== undefined) {
@@ -127,7 +136,7 @@ function setUp(selection: DlqSelection, opts: UnpacedWindowDrainOptions): Setup 
       ...(opts.windowAllowance !== undefined ? { allowance: opts.windowAllowance } : {}),
       ...(opts.dailyLimit !== undefined ? { dailyLimit: opts.dailyLimit } : {}),
     },
-    now(),
+    { now: now(), most: startRungs(opts) },
   );
   return {
     plan,

@@ -6,10 +6,10 @@
  * many requests are in flight, how many wait at the rate gate and what time it is.
  *
  * How it decides, in short:
- * - A drain starts with ONE window, the whole selection (or the windows of a saved state), so a
- *   drain of up to 50 entries costs one request and `concurrency: 1` is the sequential drain; a
- *   selection open below starts as its ladder instead (below), the rungs sent together: the first
- *   round trip shows where failures lie, for up to 4 requests on up to 50 entries.
+ * - A selection open below (no `fromDate`) starts as its ladder (below), up to 4 rungs sent
+ *   together: the first round trip shows where failures lie, for up to 4 requests on up to 50
+ *   entries. Any other starts with ONE window, the whole selection (or the windows of a saved
+ *   state), so up to 50 entries cost one request; `concurrency: 1` is the sequential drain.
  * - A window is split only when it just returned a full page with a cursor (so it holds more),
  *   fewer windows are open than keep the rate gate busy ({@link targetWindows}: the gate's rate
  *   times the round trip, plus {@link GATE_BACKLOG}), fewer than {@link GATE_BACKLOG} requests
@@ -95,7 +95,6 @@ import { CursorChain } from "./cursorDrain";
 import { MAX_RUNS_PER_REQUEST, type DlqSelection } from "../client/contract";
 import type { DrainWindow, OpenWindow, WindowDrainState } from "./types";
 import {
-  DEFAULT_WINDOW_ALLOWANCE,
   MAX_PIECES,
   LATER_PIECES,
   OLDER_LADDER_PIECES,
@@ -121,6 +120,7 @@ import {
   splitOpenBelow,
   cutOpenBelow,
   splitWindowInto,
+  windowAllowance,
   windowRoom,
   type WindowBudget,
 } from "./windows";
@@ -255,6 +255,23 @@ export class Densities {
 }
 
 /** Whether `g` or a split it descends from passes `test`. */
+/**
+ * Whether `saved` is a drain cut off before any answer: the whole selection, no cursor, nothing
+ * resumed ({@link WindowPlan.snapshot}).
+ */
+function unanswered(saved: WindowDrainState, root: DrainWindow): boolean {
+  const [w, ...more] = saved.windows;
+  return (
+    more.length === 0 &&
+    saved.runs === 0 &&
+    saved.shortfall === 0 &&
+    w.cursor === undefined &&
+    w.runIdPrefix === undefined &&
+    w.from === root.from &&
+    w.to === root.to
+  );
+}
+
 function inLineage(g: SplitGroup | undefined, test: (x: SplitGroup) => boolean): boolean {
   for (let x = g; x !== undefined; x = x.parent) if (test(x)) return true;
   return false;
@@ -395,6 +412,8 @@ export class WindowPlan {
   private openedPast = 0;
   /** The drain has tiled what is left ({@link tiling}): its density stays known. */
   private tiled = false;
+  /** The whole selection, while the drain started as its ladder and no answer came back. */
+  private unansweredRoot: DrainWindow | undefined;
 
   /**
    * @param windows - the windows to start from, disjoint and in failure-time order
@@ -417,23 +436,26 @@ export class WindowPlan {
 
   /**
    * The plan of a drain: the saved state's windows, else the whole selection (with `startCursor`),
-   * which, open below, starts as its ladder ({@link startLadder}) when `now` is given.
+   * which, open below, starts as its ladder ({@link startLadder}) when `start` is given. A state
+   * saved before any answer holds the whole selection ({@link snapshot}): it starts as a new drain.
    *
-   * @param now - unix ms, where the ladder's rungs are placed back from (the runner always gives
-   *   it; without it the selection starts whole, as one continued from its cursor does)
+   * @param start - `now` (unix ms), where the ladder's rungs are placed back from, and the most
+   *   rungs the runner's caps allow (`maxRuns`, `maxRequests`); the runner always gives it,
+   *   without it the selection starts whole, as one continued from its cursor does
    */
   static start(
     selection: DlqSelection,
     saved: WindowDrainState | undefined,
     startCursor: string | undefined,
     settings: PlanSettings,
-    now?: number,
+    start?: { now: number; most?: number },
   ): WindowPlan {
-    if (saved !== undefined) return new WindowPlan(saved.windows, saved, settings);
     const root: OpenWindow = { ...rootWindow(selection) };
+    if (saved !== undefined && !unanswered(saved, root))
+      return new WindowPlan(saved.windows, saved, settings);
     if (startCursor !== undefined) root.cursor = startCursor;
     const plan = new WindowPlan([root], { runs: 0, shortfall: 0 }, settings);
-    if (startCursor === undefined && now !== undefined) plan.startLadder(now);
+    if (startCursor === undefined && start !== undefined) plan.startLadder(start.now, start.most);
     return plan;
   }
 
@@ -442,13 +464,14 @@ export class WindowPlan {
    * {@link MAX_PIECES} rungs (no more than `concurrency` and the window allowance allow): the
    * first round trip shows where failures lie, which the whole selection's first page (its 50
    * oldest) would not, a round trip sooner. Each rung ends with at most one page that is not full,
-   * so up to 50 entries cost at most 4 requests, within ceil(N/50) + 4 for any N.
+   * so no more rungs than the window allowance (with a daily limit's share) keep the requests
+   * within ceil(N/50) + that allowance for any N: up to 50 entries cost at most 4 requests.
    */
-  private startLadder(now: number): void {
+  private startLadder(now: number, most = MAX_PIECES): void {
     const root = this.open[0];
-    const { concurrency, allowance = DEFAULT_WINDOW_ALLOWANCE, horizonMs } = this.settings;
-    const k = Math.min(MAX_PIECES, concurrency, allowance);
-    const rungs = k >= 2 ? splitOpenBelow(root.window, k, now, horizonMs) : undefined;
+    const allowance = Math.floor(windowAllowance(0, this.settings) + 1e-9);
+    const k = Math.min(MAX_PIECES, most, this.settings.concurrency, allowance);
+    const rungs = k >= 2 ? splitOpenBelow(root.window, k, now, this.settings.horizonMs) : undefined;
     if (rungs === undefined) return;
     const group: SplitGroup = {
       empty: false,
@@ -462,6 +485,7 @@ export class WindowPlan {
     this.open.splice(0, 1, ...into);
     this.queue.splice(0, 1, ...into);
     this.splits += into.length - 1;
+    this.unansweredRoot = { ...root.window };
   }
 
   /** Whether every window is finished. */
@@ -484,6 +508,7 @@ export class WindowPlan {
    * the window is closed (no cursor), continues with its cursor, is split, or loops.
    */
   answer(w: PlannedWindow, runs: number, next: string | undefined, at: PlanContext): Decision {
+    this.unansweredRoot = undefined;
     this.runs += runs;
     if (runs < MAX_RUNS_PER_REQUEST) this.shortfall += MAX_RUNS_PER_REQUEST - runs;
     w.restored = false;
@@ -555,9 +580,12 @@ export class WindowPlan {
 
   /** The state to continue from: the open windows with their cursors, and the counters. */
   snapshot(): WindowDrainState {
-    const windows: OpenWindow[] = this.open.map((p) => ({
+    // Before any answer the rungs say nothing yet: the whole selection, laddered again from the
+    // `now` of the drain that continues it (restored rungs would lack their ladder).
+    const open = this.unansweredRoot !== undefined ? [{ window: this.unansweredRoot }] : this.open;
+    const windows: OpenWindow[] = open.map((p) => ({
       ...p.window,
-      ...(p.cursor !== undefined ? { cursor: p.cursor } : {}),
+      ...("cursor" in p && p.cursor !== undefined ? { cursor: p.cursor } : {}),
     }));
     return {
       version: 1,
@@ -595,7 +623,7 @@ export class WindowPlan {
       // The windows come back full: the windows missing are shared out among those sent.
       return Math.min(1 + idle, 1 + missing, 1 + room, 1 + Math.ceil(missing / Math.max(1, sent)));
     }
-    if (this.longerRunning(w, at) || this.olderRungFirst(w)) return 0;
+    if (this.longerRunning(w, at) || this.olderRungFirst(w, at)) return 0;
     // A window that is no piece (the selection, or a saved window) and open below: its ladder.
     const first = w.window.from === undefined && !w.piece;
     // A piece open below ends before now: its ladder's rungs past the first lie further back still.
@@ -707,13 +735,14 @@ export class WindowPlan {
 
   /**
    * Whether an older rung of `w`'s ladder is to split first: one open, not more than a full page
-   * behind `w` (unanswered rungs included). The older a rung, the wider, and the more it likely
-   * holds; sent together, the rungs answer in an order jitter decides, and the room the allowance
-   * leaves while the drain may hold under 500 entries (a split or two) would go to whichever came
-   * first. A rung further behind waits for `w` instead ({@link longerRunning}): when both wait,
-   * the next answer of either ends it.
+   * behind `w` (unanswered rungs included), that no window but `w` holds back ({@link
+   * longerRunning}). The older a rung, the wider, and the more it likely holds; sent together, the
+   * rungs answer in an order jitter decides, and the room the allowance leaves while the drain may
+   * hold under 500 entries (a split or two) would go to whichever came first. So two windows may
+   * wait for each other (`w` for the rung a page behind, it for `w`), never more: the next answer
+   * of either ends it.
    */
-  private olderRungFirst(w: PlannedWindow): boolean {
+  private olderRungFirst(w: PlannedWindow, at: PlanContext): boolean {
     if (w.group?.ladder !== true) return false;
     const from = w.window.from ?? -Infinity;
     return this.open.some(
@@ -722,21 +751,27 @@ export class WindowPlan {
         o.group === w.group &&
         !o.held &&
         (o.window.to ?? Infinity) < from &&
-        o.pages + 1 >= w.pages,
+        o.pages + 1 >= w.pages &&
+        !this.longerRunning(o, at, w),
     );
   }
 
   /**
-   * Whether another window sent ran more full pages than `w` and may be split: the longest-running
-   * window is split first. One that the density says holds under two pages is not split, so it
+   * Whether another window sent (but `except`) ran more full pages than `w` and may be split: the
+   * longest-running window is split first. One that the density says holds under two pages is not split, so it
    * does not hold back a window with a lower bound; a window open below (where its failures start,
    * and so what it holds, is a guess) still waits for every longer-running one.
    */
-  private longerRunning(w: PlannedWindow, at: PlanContext): boolean {
+  private longerRunning(w: PlannedWindow, at: PlanContext, except?: PlannedWindow): boolean {
     const known = w.window.from !== undefined;
     return this.open.some(
       (o) =>
-        o !== w && !o.atomic && !o.held && o.pages > w.pages && (!known || this.payingPieces(o, at.now) >= 2),
+        o !== w &&
+        o !== except &&
+        !o.atomic &&
+        !o.held &&
+        o.pages > w.pages &&
+        (!known || this.payingPieces(o, at.now) >= 2),
     );
   }
 

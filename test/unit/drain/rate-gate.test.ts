@@ -137,6 +137,15 @@ describe("drain/rateGate", () => {
     assert.deepEqual(gaps(await releases(gate, clock, 4)), [20, 20, 20]);
   });
 
+  it("ends its start burst at the first answer, and has none with a known limit", async () => {
+    gate = make();
+    assert.deepEqual(gaps(await releases(gate, clock, 2)), [0]);
+    gate.observe(200, {});
+    assert.deepEqual(gaps(await releases(gate, clock, 3)), [100, 100], "an answer came: 10 a second");
+    gate = make(100);
+    assert.deepEqual(gaps(await releases(gate, clock, 3)), [10, 10], "the limit is known: no burst");
+  });
+
   it("uses the lower of the explicit and the learnt limit", () => {
     gate = make(100);
     gate.observe(200, { "burst-ratelimit-limit": "40" });

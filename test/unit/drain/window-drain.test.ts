@@ -179,6 +179,23 @@ describe("drain/windowDrain (scheduler)", () => {
       assert.ok(mean >= 4, `${mean.toFixed(1)} windows in flight on average, pages 31 to 60`);
     });
 
+    it("starts whole when maxRuns or maxRequests allow one request in flight, as many rungs as they allow", async () => {
+      for (const [opts, rungs] of [
+        [{ maxRuns: 50 }, 1],
+        [{ maxRequests: 1 }, 1],
+        [{ maxRuns: 150 }, 3],
+      ] as const) {
+        const { dlq, clock } = setup(DISTRIBUTIONS.uniform3d(10));
+        await run(dlq, clock, { concurrency: 16, horizonMs: 90 * DAY, ...opts }, undefined, {});
+        assertExactlyOnce(dlq);
+        assert.deepEqual(
+          dlq.requests.slice(0, rungs).map((r) => r.window),
+          rungs === 1 ? [{}] : splitOpenBelow({}, rungs, NOW, 90 * DAY),
+          JSON.stringify(opts),
+        );
+      }
+    });
+
     it("costs one request for up to 50 entries with a fromDate: the first window is the whole selection", async () => {
       for (const n of [0, 1, 50]) {
         const { dlq, clock } = setup(DISTRIBUTIONS.uniform3d(n));

@@ -41,8 +41,15 @@ function fresh(settings = SETTINGS): WindowPlan {
 }
 
 /** A selection open below as the runner starts it (given `now`): its ladder, sent at once. */
-function laddered(settings: PlanSettings = SETTINGS): WindowPlan {
-  return WindowPlan.start({}, undefined, undefined, settings, NOW);
+function laddered(settings: PlanSettings = SETTINGS, most?: number): WindowPlan {
+  return WindowPlan.start({}, undefined, undefined, settings, { now: NOW, most });
+}
+
+/** The windows `plan` sends now. */
+function sent(plan: WindowPlan): PlannedWindow[] {
+  const out: PlannedWindow[] = [];
+  for (let w = plan.take(); w !== undefined; w = plan.take()) out.push(w);
+  return out;
 }
 
 /** The two starts of a selection open below: whole (continued from a cursor) and its ladder. */
@@ -100,26 +107,59 @@ describe("drain/windowPlan (the planner, without I/O)", () => {
 
   it("starts a selection open below as its ladder, sent at once; a bounded one or concurrency 1 whole", () => {
     const plan = laddered({ ...SETTINGS, horizonMs: 90 * DAY });
-    const rungs: PlannedWindow[] = [];
-    for (let w = plan.take(); w !== undefined; w = plan.take()) rungs.push(w);
+    const rungs = sent(plan);
     assert.deepEqual(
       rungs.map((w) => w.window),
       splitOpenBelow({}, DEFAULT_WINDOW_ALLOWANCE, NOW, 90 * DAY),
     );
     assert.ok(rungs.every((w) => w.cursor === undefined && w.group?.ladder === true));
-    // Up to 50 entries in the newest rung: four requests, within ceil(N/50) + 4 for any N.
+    // Up to 50 entries in the newest rung: one request a rung.
     rungs.slice(0, 3).forEach((w) => plan.answer(w, 0, undefined, AT));
     assert.deepEqual(plan.answer(rungs[3], 37, undefined, AT), { kind: "closed" });
     assert.equal(plan.done, true);
-    assert.ok(4 <= requestAllowance(0) && 4 <= requestAllowance(37));
     for (const one of [
-      WindowPlan.start(BOUNDED, undefined, undefined, SETTINGS, NOW),
+      WindowPlan.start(BOUNDED, undefined, undefined, SETTINGS, { now: NOW }),
       laddered({ ...SETTINGS, concurrency: 1 }),
       laddered({ ...SETTINGS, allowance: 1 }),
-      WindowPlan.start({}, undefined, "c0", SETTINGS, NOW),
+      laddered(SETTINGS, 1),
+      WindowPlan.start({}, undefined, "c0", SETTINGS, { now: NOW }),
     ]) {
-      assert.ok(one.take() !== undefined && one.take() === undefined, "one window");
+      assert.equal(sent(one).length, 1, "one window");
     }
+  });
+
+  it("starts with no more rungs than concurrency, the window allowance, a daily limit's share or the caps allow", () => {
+    // A daily limit of 100: 2 requests beyond ceil(N/50); 0 entries then cost at most 3.
+    const cases: [PlanSettings, number | undefined, number][] = [
+      [{ ...SETTINGS, concurrency: 3 }, undefined, 3],
+      [{ ...SETTINGS, allowance: 2 }, undefined, 2],
+      [{ ...SETTINGS, dailyLimit: 100 }, undefined, 2],
+      [SETTINGS, 3, 3],
+    ];
+    for (const [settings, most, rungs] of cases) {
+      const plan = laddered({ ...settings, horizonMs: 90 * DAY }, most);
+      const first = sent(plan);
+      assert.equal(first.length, rungs, JSON.stringify({ settings, most }));
+      first.forEach((w) => plan.answer(w, 0, undefined, AT));
+      assert.ok(first.length <= requestAllowance(0, settings), "an empty DLQ within its allowance");
+    }
+  });
+
+  it("saves the whole selection before any answer, and a drain continued from it starts as its ladder", () => {
+    const plan = laddered();
+    const rungs = sent(plan);
+    assert.deepEqual(plan.snapshot(), { version: 1, windows: [{}], runs: 0, shortfall: 0 });
+    const again = WindowPlan.start({}, plan.snapshot(), undefined, SETTINGS, { now: NOW + 1_000 });
+    assert.deepEqual(
+      sent(again).map((w) => w.window),
+      splitOpenBelow({}, 4, NOW + 1_000, SETTINGS.horizonMs),
+    );
+    // Once one answered, the rungs are the state.
+    plan.answer(rungs[0], 0, undefined, AT);
+    assert.deepEqual(
+      plan.snapshot().windows,
+      rungs.slice(1).map((w) => w.window),
+    );
   });
 
   it("splits a ladder's rungs oldest first: a newer full rung is followed while an older one is open", () => {
@@ -131,6 +171,26 @@ describe("drain/windowPlan (the planner, without I/O)", () => {
     plan.answer(older, 0, undefined, AT);
     assert.equal(plan.answer(recent, 50, "r1", { ...AT, inFlight: 1 }).kind, "split", "the oldest open rung");
     assert.equal(plan.take()?.window, newest.window, "the newest rung's next page was queued first");
+  });
+
+  it("lets no more than two windows wait for each other: a rung held back by a third does not hold back a newer one", () => {
+    // Pages 1, 2, 3 on the three older rungs, answering oldest first: the oldest waits for the one
+    // that ran longest, so the middle one, a page ahead of it, must not wait for it.
+    const plan = laddered({ ...SETTINGS, horizonMs: 90 * DAY });
+    const [below, older, recent, newest] = sent(plan);
+    const busy = { ...AT, gateWaiting: 99 }; // no split while the pages pile up
+    plan.answer(newest, 0, undefined, busy);
+    plan.answer(below, 50, "b1", busy);
+    plan.answer(older, 50, "o1", busy);
+    plan.answer(older, 50, "o2", busy);
+    for (const c of ["r1", "r2", "r3"]) plan.answer(recent, 50, c, busy);
+    sent(plan);
+    assert.equal(
+      plan.answer(below, 50, "b2", AT).kind,
+      "continue",
+      "the oldest waits for the longest-running",
+    );
+    assert.equal(plan.answer(older, 50, "o3", AT).kind, "split", "held back by a third window: no wait");
   });
 
   it("splits the first full page into as many pieces as the budget allows (4), tiling the selection", () => {
