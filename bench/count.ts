@@ -3,7 +3,7 @@
  * of N entries, on each path:
  * - the sequential drain (`concurrency: 1`: one cursor over the selection) sends exactly
  *   ceil(N/50) requests;
- * - the default drain (windows, `concurrency` 16) sends at most ceil(N/50) plus the window
+ * - the default drain (windows, automatic `concurrency`) sends at most ceil(N/50) plus the window
  *   budget (`requestAllowance(N)`, the client's one declaration of it).
  * Counted twice: by the emulator's request log and by the provider's `requestCount` output. A
  * count, not a timing.
@@ -26,7 +26,7 @@ const PATHS = [
     exact: true,
   },
   {
-    name: "default (windows, `concurrency` 16)",
+    name: "default (windows, automatic `concurrency`)",
     inputs: {},
     bound: (n: number) => requestAllowance(n),
     target: "≤ ceil(N/50) + 4 (N ≤ 500), 1.10 × ceil(N/50) + 24 above",

@@ -254,7 +254,6 @@ export class Densities {
   }
 }
 
-/** Whether `g` or a split it descends from passes `test`. */
 /**
  * Whether `saved` is a drain cut off before any answer: the whole selection, no cursor, nothing
  * resumed ({@link WindowPlan.snapshot}).
@@ -262,6 +261,7 @@ export class Densities {
 function unanswered(saved: WindowDrainState, root: DrainWindow): boolean {
   const [w, ...more] = saved.windows;
   return (
+    w !== undefined &&
     more.length === 0 &&
     saved.runs === 0 &&
     saved.shortfall === 0 &&
@@ -272,6 +272,7 @@ function unanswered(saved: WindowDrainState, root: DrainWindow): boolean {
   );
 }
 
+/** Whether `g` or a split it descends from passes `test`. */
 function inLineage(g: SplitGroup | undefined, test: (x: SplitGroup) => boolean): boolean {
   for (let x = g; x !== undefined; x = x.parent) if (test(x)) return true;
   return false;

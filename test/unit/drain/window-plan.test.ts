@@ -154,6 +154,9 @@ describe("drain/windowPlan (the planner, without I/O)", () => {
       sent(again).map((w) => w.window),
       splitOpenBelow({}, 4, NOW + 1_000, SETTINGS.horizonMs),
     );
+    // A state of no window is a finished drain, not an unanswered one.
+    const none = { version: 1 as const, windows: [], runs: 0, shortfall: 0 };
+    assert.equal(WindowPlan.start({}, none, undefined, SETTINGS, { now: NOW }).done, true);
     // Once one answered, the rungs are the state.
     plan.answer(rungs[0], 0, undefined, AT);
     assert.deepEqual(
