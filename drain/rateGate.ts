@@ -323,7 +323,7 @@ export class RateGate implements GateStatus {
     return 1_000 / rate;
   }
 
-  /** Whether the gate is in its start burst: no limit known, no answer yet, {@link START_BURST} not released. */
+  /** Whether the gate is in its start burst: no limit known, no answer, under {@link START_BURST} sent. */
   private startBurst(): boolean {
     const { released, responses, unanswered } = this.counters;
     return this.knownLimit() === undefined && responses + unanswered === 0 && released < START_BURST;

@@ -583,10 +583,11 @@ export class WindowPlan {
   snapshot(): WindowDrainState {
     // Before any answer the rungs say nothing yet: the whole selection, laddered again from the
     // `now` of the drain that continues it (restored rungs would lack their ladder).
-    const open = this.unansweredRoot !== undefined ? [{ window: this.unansweredRoot }] : this.open;
+    const open: { window: DrainWindow; cursor?: string }[] =
+      this.unansweredRoot !== undefined ? [{ window: this.unansweredRoot }] : this.open;
     const windows: OpenWindow[] = open.map((p) => ({
       ...p.window,
-      ...("cursor" in p && p.cursor !== undefined ? { cursor: p.cursor } : {}),
+      ...(p.cursor !== undefined ? { cursor: p.cursor } : {}),
     }));
     return {
       version: 1,
@@ -759,9 +760,9 @@ export class WindowPlan {
 
   /**
    * Whether another window sent (but `except`) ran more full pages than `w` and may be split: the
-   * longest-running window is split first. One that the density says holds under two pages is not split, so it
-   * does not hold back a window with a lower bound; a window open below (where its failures start,
-   * and so what it holds, is a guess) still waits for every longer-running one.
+   * longest-running window is split first. One that the density says holds under two pages is not
+   * split, so it does not hold back a window with a lower bound; a window open below (where its
+   * failures start, and so what it holds, is a guess) still waits for every longer-running one.
    */
   private longerRunning(w: PlannedWindow, at: PlanContext, except?: PlannedWindow): boolean {
     const known = w.window.from !== undefined;
