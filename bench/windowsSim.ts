@@ -51,7 +51,7 @@ import {
 } from "./windowScenarios";
 import type { RunIdShape } from "../emulator/run-ids";
 import { DEFAULT_WINDOW_ALLOWANCE } from "../drain/planKnobs";
-import { checkOptions } from "./lib/simOptions";
+import { checkOptions, refuseOption } from "./lib/simOptions";
 import { SIM_HEADER } from "./lib/simCompare";
 
 /** `--allowance`: the windows a drain may open before it has resumed anything. */
@@ -308,10 +308,7 @@ function list<T extends string>(name: string, fallback: string): T[] {
 function names<T extends string>(name: string, allowed: readonly T[]): T[] {
   const given = list<T>(name, allowed.join(","));
   const unknown = given.find((x) => !allowed.includes(x));
-  if (unknown !== undefined) {
-    process.stderr.write(`windowsSim: --${name} takes ${allowed.join(",")}, not "${unknown}"\n`);
-    process.exit(2);
-  }
+  if (unknown !== undefined) refuseOption(`--${name} takes ${allowed.join(",")}, not "${unknown}"`);
   return given;
 }
 

@@ -62,6 +62,12 @@ function badValue(kind: Kind, value: string | undefined): string | undefined {
   return undefined;
 }
 
+/** Refuses the run with `why` (exit status 2), pointing at `--help`. */
+export function refuseOption(why: string): never {
+  process.stderr.write(`windowsSim: ${why}; --help lists the options\n`);
+  process.exit(2);
+}
+
 /**
  * Refuses, naming it, an option {@link USAGE} does not list, one given twice, and a missing or
  * malformed value (a misspelt option would run the defaults for minutes); prints the usage for
@@ -70,15 +76,11 @@ function badValue(kind: Kind, value: string | undefined): string | undefined {
 export function checkOptions(argv: readonly string[]): void {
   const kinds = optionKinds();
   const seen = new Set<string>();
-  const refuse = (why: string): never => {
-    process.stderr.write(`windowsSim: ${why}; --help lists the options\n`);
-    process.exit(2);
-  };
   for (let i = 0; i < argv.length; i++) {
     const name = argv[i].startsWith("--") ? argv[i].slice(2) : undefined;
     const kind = name === undefined ? undefined : kinds.get(name);
-    if (name === undefined || kind === undefined) refuse(`"${argv[i]}" is not an option`);
-    if (seen.has(name as string)) refuse(`--${name} is given twice`);
+    if (name === undefined || kind === undefined) refuseOption(`"${argv[i]}" is not an option`);
+    if (seen.has(name as string)) refuseOption(`--${name} is given twice`);
     seen.add(name as string);
     if (name === "help") {
       process.stdout.write(USAGE);
@@ -86,7 +88,7 @@ export function checkOptions(argv: readonly string[]): void {
     }
     if (kind === "flag") continue;
     const why = badValue(kind as Kind, argv[i + 1]);
-    if (why !== undefined) refuse(`--${name} ${why}`);
+    if (why !== undefined) refuseOption(`--${name} ${why}`);
     i += 1;
   }
 }
