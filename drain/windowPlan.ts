@@ -108,6 +108,7 @@ import {
   WIDE_WINDOWS,
   DRAINED_MAX,
   DRAINED_MIN,
+  OPEN_BELOW_REACH,
   DENSITY_SAMPLE,
   NARROW_PIECES,
   NARROW_WINDOWS,
@@ -999,9 +1000,10 @@ export class WindowPlan {
     // A window followed by its cursor holds at least one more entry.
     const more = w.cursor !== undefined ? 1 : 0;
     if (w.window.from !== undefined) return Math.max(more, rho * (hi - lo + 1) - w.resumed);
-    // Where failures start is not known: as far back again as the window ends before now, or,
-    // when it resumed more than that holds, as much again as it resumed.
-    return Math.max(rho * Math.min(hi - lo + 1, Math.max(now - hi, 1)), w.resumed);
+    // Where failures start is not known: OPEN_BELOW_REACH times as far back as the window ends
+    // before now, or, when it resumed more than that holds, as much again as it resumed.
+    const reach = (OPEN_BELOW_REACH - 1) * Math.max(now - hi, 1);
+    return Math.max(rho * Math.min(hi - lo + 1, reach), w.resumed);
   }
 
   /**

@@ -29,6 +29,7 @@ import {
   TAIL_SPLIT_RUNS,
   TAIL_WINDOWS,
   TILE_TAIL_SHARE,
+  OPEN_BELOW_REACH,
   WIDE_WINDOWS,
 } from "../../../drain/planKnobs";
 
@@ -1063,10 +1064,12 @@ describe("drain/windowPlan (the planner, without I/O)", () => {
     it("tiles: cuts a window open below back from its upper end into pieces of a fair share each", () => {
       const w = { to: NOW - 10 * hour };
       const { into } = decide(w, WIDE);
-      // Where failures start is a guess: as far back again as the window ends, 300 entries at 30 an hour.
-      const share = Math.max(MAX_RUNS_PER_REQUEST, 300 / targetWindows(256, WIDE));
+      // Where failures start is a guess: OPEN_BELOW_REACH times as far back as the window ends,
+      // that many times 10 hours, less the 10 hours before it ends, at 30 an hour.
+      const left = 30 * 10 * (OPEN_BELOW_REACH - 1);
+      const share = Math.max(MAX_RUNS_PER_REQUEST, left / targetWindows(256, WIDE));
       const width = Math.floor(share / (30 / hour));
-      const k = Math.round(300 / share);
+      const k = Math.round(left / share);
       assert.equal(into.length, k);
       assert.deepEqual(into[0], { to: w.to - (k - 1) * width });
       for (let i = 1; i < k; i++) assert.equal((into[i].to as number) - (into[i].from as number) + 1, width);
