@@ -44,7 +44,7 @@ import { arg, benchMain } from "./lib/main";
 import { result, type BenchResult } from "./lib/result";
 import { fmt, stat } from "./lib/stats";
 import { trials as simTrials } from "./windowsSim";
-import { rateTarget } from "./lib/rateRows";
+import { netTarget } from "./lib/rateRows";
 import {
   HORIZON_TITLES,
   SCENARIOS,
@@ -53,7 +53,6 @@ import {
   entries,
   runIdShapesOf,
   selectionsOf,
-  targetOf,
   type Horizon,
   type Scenario,
   type ScenarioEntry,
@@ -68,8 +67,6 @@ const JITTER_MS = arg("jitter") === undefined ? undefined : Number(arg("jitter")
 const LIMIT = Number(arg("rate") ?? 100);
 /** The account's net for the simulator and the rate rows' targets. */
 const NET = { rate: LIMIT, rttMs: LATENCY_MS };
-/** Whether a rate or round trip other than section 9's is measured: the rate rows' targets. */
-const RATE_ROWS = LIMIT !== 100 || LATENCY_MS !== 50;
 /** Trials of the simulator per row (`bench/windowsSim.ts`), the median compared. */
 const SIM_TRIALS = 5;
 /** How far the simulator's median may be from the real one (a share of the bound); a row further off is flagged. */
@@ -239,12 +236,7 @@ function row({ trials: ts, seq }: Row, sim: Simulated | undefined): string[] {
   );
   const share = bound / ms.median;
   const range = ts.length > 1 ? ` (${(bound / ms.max).toFixed(2)}–${(bound / ms.min).toFixed(2)})` : "";
-  const target =
-    t.sequential || (RATE_ROWS && t.horizon === "free")
-      ? 0
-      : RATE_ROWS
-        ? rateTarget(NET, t.scenario, t.n)
-        : targetOf(t.scenario, t.n, t.horizon);
+  const target = t.sequential ? 0 : netTarget(NET, t.scenario, t.n, t.horizon);
   const requests = stat(
     ts.map((x) => x.requests),
     "requests",

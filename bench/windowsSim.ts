@@ -34,7 +34,7 @@ import {
   type Net,
   type TracedAnswer,
 } from "./lib/simAccount";
-import { RATE_NETS, idsRow, rateRowSpecs, type RowSpec } from "./lib/rateRows";
+import { RATE_NETS, idsRow, netTarget, rateRowSpecs, type RowSpec } from "./lib/rateRows";
 import { result, type BenchResult } from "./lib/result";
 import { writeSimChart } from "./lib/simChart";
 import {
@@ -45,7 +45,6 @@ import {
   entries,
   runIdShapesOf,
   selectionsOf,
-  targetOf,
   type Horizon,
   type Scenario,
 } from "./windowScenarios";
@@ -216,7 +215,7 @@ function shareCell(shares: number[], target: number): string {
 function rowOf(ts: SimTrial[], oracle: SimTrial[] = [], target?: number): string[] {
   const { n, scenario, horizon, runIds, net } = ts[0];
   const shares = ts.map((t) => shareOf(n, net, t.ms));
-  const goal = target ?? targetOf(scenario, n, horizon);
+  const goal = target ?? netTarget(net, scenario, n, horizon);
   const requests = Math.max(...ts.map((t) => t.requests));
   const most = allowanceOf(ts[0]);
   return [

@@ -7,9 +7,9 @@
  */
 import { resumeBatches } from "../../drain/batches";
 import { median } from "./stats";
-import { IdDlq, accountOn, netTitle, roundTrips, type Net } from "./simAccount";
+import { DEFAULT_NET, IdDlq, accountOn, netTitle, roundTrips, type Net } from "./simAccount";
 import { VirtualClock } from "./windowSim";
-import type { Horizon, Scenario } from "../windowScenarios";
+import { targetOf, type Horizon, type Scenario } from "../windowScenarios";
 import type { RunIdShape } from "../../emulator/run-ids";
 
 /** The nets of the rate rows. */
@@ -81,6 +81,15 @@ export function rateTarget(net: Net, scenario: Scenario, n: number): number {
   if (scenario === "outage") return n === 100_000 ? OUTAGE_TARGET : 0;
   if (scenario !== "uniform" && scenario !== "hour") return 0;
   return TARGETS[`${net.rate}/${net.rttMs}`]?.find(([at]) => at === n)?.[1] ?? 0;
+}
+
+/**
+ * The target share of a drain row at `net`: section 9's at 100 a second and 50 ms, else the rate
+ * rows' (section 10), whose targets hold for every account but the free plan's.
+ */
+export function netTarget(net: Net, scenario: Scenario, n: number, horizon: Horizon): number {
+  if (net.rate === DEFAULT_NET.rate && net.rttMs === DEFAULT_NET.rttMs) return targetOf(scenario, n, horizon);
+  return horizon === "free" ? 0 : rateTarget(net, scenario, n);
 }
 
 /** Every rate row, the sizes limited to `sizes` when given. */

@@ -13,6 +13,7 @@ import {
 import type { Table } from "../../../bench/lib/result";
 import { USAGE } from "../../../bench/lib/simOptions";
 import { roundsSummary } from "../../../bench/lib/simAccount";
+import { netTarget } from "../../../bench/lib/rateRows";
 
 const ROOT = path.resolve(__dirname, "../../..");
 
@@ -257,5 +258,18 @@ describe("the simulator trace's summary (bench/lib/simAccount.ts, --trace)", () 
         "",
       ].join("\n"),
     );
+  });
+});
+
+describe("the benches' row targets (bench/lib/rateRows.ts)", () => {
+  it("judges a row by section 9's targets at 100/s and 50 ms, by the rate rows' elsewhere, the free plan's by none", () => {
+    const at = (rate: number, rttMs: number) => ({ rate, rttMs });
+    assert.equal(netTarget(at(100, 50), "uniform", 20_000, "unknown"), 0.85);
+    assert.equal(netTarget(at(500, 150), "uniform", 20_000, "unknown"), 0.5);
+    assert.equal(netTarget(at(500, 150), "hour", 20_000, "payg"), 0.5);
+    assert.equal(netTarget(at(100, 300), "outage", 100_000, "unknown"), 0.75);
+    assert.equal(netTarget(at(100, 300), "outage", 5_000, "unknown"), 0, "no target for that row");
+    assert.equal(netTarget(at(500, 150), "uniform", 20_000, "free"), 0);
+    assert.equal(netTarget(at(100, 50), "uniform", 20_000, "free"), 0);
   });
 });
