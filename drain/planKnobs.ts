@@ -79,7 +79,7 @@ export const TAIL_SPLIT_RUNS = 2_000;
 export const TAIL_WINDOWS = 3;
 /** Share of the windows needed below which a tiling drain (rule 8) halves any window that returns a full page, whatever the density says: tail speed against extra requests; the 1,000,000 rows. */
 export const TILE_TAIL_SHARE = 0.25;
-/** How far back a window open below is taken to reach, in multiples of how far before now it ends: lower, a wide drain cuts its tiles too small, and they close on pages that are not full; higher, too large, cut again on their next full page (cheaper); the 500/s rows at 20,000. */
+/** How far back a window open below is taken to reach when what it holds is estimated (shares, paying pieces), in multiples of how far before now it ends: lower, a wide drain cuts its tiles too small, closing on pages that are not full; higher (4), too large, each cut again a round trip later; the 500/s rows at 20,000. */
 export const OPEN_BELOW_REACH = 3;
 /** Most of a followed window's width taken as resumed when it is split (its first piece covers that part and its share of the rest): lower, the first piece of a nearly drained window comes back empty; higher, a first piece holds more than its share; large spread rows, the tails of the rate rows. */
 export const DRAINED_MAX = 0.9;
