@@ -103,8 +103,12 @@ function startRungs(opts: UnpacedWindowDrainOptions): number {
   return Math.min(opts.maxRequests ?? Infinity, byRuns);
 }
 
-/** Checks the options and builds the plan (saved state, start cursor or the whole selection). */
-function setUp(selection: DlqSelection, opts: UnpacedWindowDrainOptions): Setup {
+/**
+ * Checks the options and builds the plan (saved state, start cursor or the whole selection). The
+ * daily limit is the smaller of `dailyLimit` and what the gate learnt from earlier answers
+ * (another drain's, in a shared gate): the first requests, sent together, count against it too.
+ */
+function setUp(selection: DlqSelection, opts: UnpacedWindowDrainOptions, learnt?: number): Setup {
   if (selection.dlqIds !== undefined) {
     throw new SvcError("SVC_INVALID_ARGUMENT", "`dlqIds` cannot be drained in windows; use resumeByIds");
   }
@@ -125,6 +129,7 @@ function setUp(selection: DlqSelection, opts: UnpacedWindowDrainOptions): Setup 
   }
   const concurrency = opts.concurrency ?? DEFAULT_WINDOW_CONCURRENCY;
   const now = opts.now ?? Date.now;
+  const dailyLimit = Math.min(opts.dailyLimit ?? Infinity, learnt ?? Infinity);
   const plan = WindowPlan.start(
     selection,
     saved,
@@ -134,7 +139,7 @@ function setUp(selection: DlqSelection, opts: UnpacedWindowDrainOptions): Setup 
       maxEmptyPages: opts.maxEmptyPages ?? DEFAULT_MAX_EMPTY_PAGES,
       horizonMs: opts.horizonMs ?? DEFAULT_HORIZON_MS,
       ...(opts.windowAllowance !== undefined ? { allowance: opts.windowAllowance } : {}),
-      ...(opts.dailyLimit !== undefined ? { dailyLimit: opts.dailyLimit } : {}),
+      ...(dailyLimit !== Infinity ? { dailyLimit } : {}),
     },
     { now: now(), most: startRungs(opts) },
   );
@@ -180,7 +185,7 @@ export async function drainWindows(
   gate: GateStatus | undefined,
   opts: UnpacedWindowDrainOptions = {},
 ): Promise<WindowDrainProgress> {
-  const setup = setUp(selection, opts);
+  const setup = setUp(selection, opts, gate?.dailyRequests?.limit);
   return new WindowRunner(setup, step, gate, opts).run();
 }
 

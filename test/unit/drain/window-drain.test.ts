@@ -140,6 +140,17 @@ describe("drain/windowDrain (scheduler)", () => {
       }
     });
 
+    it("starts within a daily limit the gate learnt before the drain began (another drain's answers)", async () => {
+      // A daily limit of 100: 2 requests beyond ceil(N/50). An empty DLQ without a fromDate.
+      const gate: GateStatus = { waiting: 0, ratePerSecond: undefined, dailyRequests: { limit: 100 } };
+      const learnt = setup([]);
+      const a = await run(learnt.dlq, learnt.clock, {}, gate, {});
+      assert.ok(a.requestCount <= requestAllowance(0, { dailyLimit: 100 }), `${a.requestCount} requests`);
+      const unknown = setup([]);
+      const b = await run(unknown.dlq, unknown.clock, {}, undefined, {});
+      assert.ok(b.requestCount > a.requestCount, "without it the start sends its whole ladder");
+    });
+
     it("holds without a fromDate over the default 90-day horizon too", async () => {
       const n = 20_000;
       for (const name of ["uniform3d", "bursts3", "singleMs"]) {
