@@ -27,7 +27,7 @@ export interface RowSpec {
   horizon: Horizon;
   runIds: RunIdShape;
   net: Net;
-  /** The row's target share; section 9's when unset. */
+  /** The row's target share; `netTarget`'s when unset. */
   target?: number;
 }
 

@@ -268,6 +268,16 @@ describe("the benches' row targets (bench/lib/rateRows.ts)", () => {
     const at = (rate: number, rttMs: number) => ({ rate, rttMs });
     assert.equal(netTarget(at(100, 50), "uniform", 20_000, "unknown"), 0.85);
     assert.equal(netTarget(at(500, 150), "uniform", 20_000, "unknown"), 0.5);
+    assert.equal(
+      netTarget(at(500, 50), "uniform", 20_000, "unknown"),
+      0.65,
+      "another rate, section 9's round trip",
+    );
+    assert.equal(
+      netTarget(at(100, 150), "uniform", 5_000, "unknown"),
+      0.65,
+      "section 9's rate, another round trip",
+    );
     assert.equal(netTarget(at(500, 150), "hour", 20_000, "payg"), 0.5);
     assert.equal(netTarget(at(100, 300), "outage", 100_000, "unknown"), 0.75);
     assert.equal(netTarget(at(100, 300), "outage", 5_000, "unknown"), 0, "no target for that row");
