@@ -210,8 +210,8 @@ function shareCell(shares: number[], target: number): string {
 /**
  * One row over the trials of a scenario: median share of the bound with its lower quartile (a
  * median of three real drains falls below the median of many about as often as one drain does)
- * and its range, worst requests. `target`: the row's target, by default its
- * rate's and round trip's (`netTarget`).
+ * and its range, worst requests. `target`: the row's target, by default that of its rate and
+ * round trip (`netTarget`).
  */
 function rowOf(ts: SimTrial[], oracle: SimTrial[] = [], target?: number): string[] {
   const { n, scenario, horizon, runIds, net } = ts[0];

@@ -1064,8 +1064,8 @@ describe("drain/windowPlan (the planner, without I/O)", () => {
     it("tiles: cuts a window open below back from its upper end into pieces of a fair share each", () => {
       const w = { to: NOW - 10 * hour };
       const { into } = decide(w, WIDE);
-      // Where failures start is a guess: OPEN_BELOW_REACH times as far back as the window ends,
-      // that many times 10 hours, less the 10 hours before it ends, at 30 an hour.
+      // Where failures start is a guess: OPEN_BELOW_REACH times as far back as the window ends
+      // before now (10 hours), so it holds (OPEN_BELOW_REACH - 1) × 10 hours at 30 an hour.
       const left = 30 * 10 * (OPEN_BELOW_REACH - 1);
       const share = Math.max(MAX_RUNS_PER_REQUEST, left / targetWindows(256, WIDE));
       const width = Math.floor(share / (30 / hour));
