@@ -1,7 +1,9 @@
 /**
  * 3. Drain throughput: a DlqRecovery drain of 10,000 entries (`DlqRecoveryController.create` with
- * `all: true`, called in-process, log silenced) against the floor: the same 200 sequential
- * requests (50 runs each, following the cursor) sent with bare undici on a fresh keep-alive pool.
+ * `all: true` and `concurrency: 1`, called in-process, log silenced) against the floor: the same
+ * 200 sequential requests (50 runs each, following the cursor) sent with bare undici on a fresh
+ * keep-alive pool. The sequential drain, so every variant sends the same requests and the
+ * difference is the drain's own cost; section 9 measures the windowed drain.
  * `DrainClient.drain` alone and the provider with its run log on are measured alongside, to tell
  * where any difference comes from. The DLQ is reset and re-seeded before every trial (untimed).
  */
@@ -28,7 +30,7 @@ async function drainOnce(
   v: Variant,
   emu: EmulatorProcess,
   provider: DlqRecoveryController,
-  inputs: { all: true; baseUrl: string; token: string; recoveryName: string },
+  inputs: { all: true; concurrency: 1; baseUrl: string; token: string; recoveryName: string },
 ): Promise<[number, number]> {
   if (v === "provider" || v === "providerRunLog") {
     const { outs } = await provider.create({
@@ -136,7 +138,13 @@ export async function run(): Promise<BenchResult> {
   const emu = await startEmulatorProcess(0);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "svc-bench-drain-"));
   const provider = new DlqRecoveryController({ log: () => undefined, env: {}, cwd: () => dir });
-  const inputs = { all: true as const, baseUrl: emu.url, token: CREDS.token, recoveryName: "bench" };
+  const inputs = {
+    all: true as const,
+    concurrency: 1 as const,
+    baseUrl: emu.url,
+    token: CREDS.token,
+    recoveryName: "bench",
+  };
   try {
     const samples = await alternate(VARIANTS, { warmup: 3, trials: 25 }, async (v) => {
       await emu.reseed(ENTRIES);

@@ -153,7 +153,9 @@ export class DrainClient {
   /**
    * Resumes every entry matching `selection` (filters or `{}` for all) in parallel failure-time
    * windows, as fast as the account's rate gate allows (see `drain/windowDrain.ts`): every
-   * entry once, at most 50 runs a request, requests within ceil(N/50) + 4 up to 2,500 entries, 1.10 × ceil(N/50) + 4 above.
+   * entry once, at most 50 runs a request, requests within the allowance (`requestAllowance`:
+   * ceil(N/50) + 4 up to 500 entries, 1.10 × ceil(N/50) + 24 + min(⌈rate × round trip⌉, ceil(N/50))
+   * above).
    * `concurrency: 1` is the sequential drain of {@link drain}. `onPage` gets the state to
    * continue from after every page; pass it back as `state` to continue a cut-off drain.
    *
