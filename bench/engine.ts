@@ -2,9 +2,12 @@
  * 6. Engine overhead: `pulumi up` (real CLI, PulumiProject of toolchain/pulumi-project.ts) of a
  * program with one Account and one DlqRecovery draining 1,200 entries, against `pulumi up` of an
  * empty program. Every trial uses a fresh project and stack (created untimed) and a re-seeded
- * emulator; only `pulumi up` is timed. Needs the built package (dist/).
+ * emulator; only `pulumi up` is timed. The DlqRecovery is the default one (the windowed drain), so
+ * its requests vary a little from run to run: each run resumes every entry once within
+ * `requestAllowance`. Needs the built package (dist/).
  */
 import * as fs from "node:fs";
+import { requestAllowance } from "../drain/windows";
 import { PulumiProject } from "../toolchain/pulumi-project";
 import { buildProblem } from "./lib/built";
 import { CREDS, startEmulatorProcess } from "./lib/emulator";
@@ -41,6 +44,7 @@ export async function run(): Promise<BenchResult> {
     SVC_BASE_URL: emu.url,
     SVC_TOKEN: CREDS.token,
   };
+  const requests: number[] = [];
   try {
     const samples = await alternate(["resources", "empty"] as const, { warmup: 1, trials: 3 }, async (v) => {
       await emu.reseed(ENTRIES);
@@ -51,9 +55,11 @@ export async function run(): Promise<BenchResult> {
         const ms = now() - t0;
         if (v === "resources") {
           const out = await p.outputs();
-          if (out.resumedCount !== ENTRIES || out.requestCount !== ENTRIES / 50) {
+          const sent = Number(out.requestCount);
+          if (out.resumedCount !== ENTRIES || !(sent <= requestAllowance(ENTRIES))) {
             throw new Error(`unexpected outputs ${JSON.stringify(out)}`);
           }
+          requests.push(sent);
         }
         return ms;
       } finally {
@@ -73,7 +79,8 @@ export async function run(): Promise<BenchResult> {
     });
     r.notes.push(
       `The two resources add ${fmt(res.median - empty.median)} ms to \`pulumi up\` (difference of medians); ` +
-        `the drain itself is ${ENTRIES / 50} requests. Fresh project and stack per trial; 1 warm-up each, 3 timed, alternated.`,
+        `the drain itself is ${Math.min(...requests)} to ${Math.max(...requests)} requests ` +
+        `(ceil(N/50) = ${ENTRIES / 50}, the allowance ${requestAllowance(ENTRIES)}). Fresh project and stack per trial; 1 warm-up each, 3 timed, alternated.`,
     );
     return r;
   } finally {
