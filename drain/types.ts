@@ -240,8 +240,13 @@ export interface WindowPageEvent {
   requestsPerSecond: number;
   /** The gate's rate now (requests per second), when it limits. */
   gateRatePerSecond: number | undefined;
-  /** The state to continue from if the drain were cut off now. */
-  state: WindowDrainState;
+  /**
+   * The state to continue from if the drain were cut off now. Computed when read, as it costs as
+   * much as the windows open (up to 256) and most callbacks do not read it: read in the callback
+   * before it awaits, it is the state as of this page; read later, the state as of then (also one
+   * to continue from: it is taken at once).
+   */
+  readonly state: WindowDrainState;
 }
 
 /**

@@ -301,6 +301,7 @@ class WindowRunner {
 
   private async report(window: DrainWindow, page: ResumePage): Promise<void> {
     const { requestCount, resumedCount } = this.tally;
+    const plan = this.setup.plan;
     try {
       await this.opts.onPage?.({
         page,
@@ -312,7 +313,9 @@ class WindowRunner {
         concurrency: this.setup.concurrency,
         requestsPerSecond: requestCount / Math.max((this.setup.now() - this.started) / 1000, 0.001),
         gateRatePerSecond: this.gate?.ratePerSecond,
-        state: fitWindowState(this.setup.plan.snapshot()),
+        get state() {
+          return fitWindowState(plan.snapshot());
+        },
       });
     } catch (error) {
       this.fail(error);
