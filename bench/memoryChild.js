@@ -43,7 +43,9 @@ async function main() {
   timers.clearInterval(timer);
   const m = process.memoryUsage();
   peakRss = Math.max(peakRss, m.rss);
-  const runLog = path.join(dir, "svc-recovery", "memory.jsonl");
+  // The run log: svc-recovery/<recoveryName>/<specHash>.jsonl under the working directory.
+  const logDir = path.join(dir, "svc-recovery", "memory");
+  const logs = fs.existsSync(logDir) ? fs.readdirSync(logDir).filter((f) => f.endsWith(".jsonl")) : [];
   process.stdout.write(
     JSON.stringify({
       ms,
@@ -58,7 +60,7 @@ async function main() {
       resumedCount: outs.resumedCount,
       requestCount: outs.requestCount,
       recordedRuns: outs.resumedRuns.length,
-      runLogBytes: fs.existsSync(runLog) ? fs.statSync(runLog).size : 0,
+      runLogBytes: logs.reduce((sum, f) => sum + fs.statSync(path.join(logDir, f)).size, 0),
     }) + "\n",
   );
 }
