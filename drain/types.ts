@@ -243,8 +243,8 @@ export interface WindowPageEvent {
   /**
    * The state to continue from if the drain were cut off now. Computed when read, as it costs as
    * much as the windows open (up to 256) and most callbacks do not read it: read in the callback
-   * before it awaits, it is the state as of this page; read later, the state as of then (also one
-   * to continue from: it is taken at once).
+   * (until it returns or its promise settles: the drain handles no other answer meanwhile), it is
+   * the state as of this page; read after, the state as of then (also one to continue from).
    */
   readonly state: WindowDrainState;
 }
