@@ -308,7 +308,7 @@ class WindowRunner {
         window,
         requestCount,
         resumedCount,
-        windowsOpen: this.setup.plan.open.length,
+        windowsOpen: plan.open.length,
         windowsInFlight: this.pool.inFlight,
         concurrency: this.setup.concurrency,
         requestsPerSecond: requestCount / Math.max((this.setup.now() - this.started) / 1000, 0.001),
