@@ -410,6 +410,14 @@ export class WindowPlan {
    * split into, those entries are resumed by this drain or the one that continues it.
    */
   least = 0;
+  /**
+   * Full windows not sent again while answers in flight may take a wide drain past
+   * {@link SMALL_DRAIN_RUNS} runs ({@link crossing}): split then by the larger allowance, they
+   * keep the gate busy a round trip sooner than continued (each page of the ramp to 500 runs
+   * leaves it mostly idle). Open and saved as any window; sent again once nothing in flight
+   * may cross ({@link unpark}).
+   */
+  private readonly parked: PlannedWindow[] = [];
   /** Windows opened by splits after {@link SMALL_DRAIN_RUNS} runs came back. */
   private openedPast = 0;
   /** The drain has tiled what is left ({@link tiling}): its density stays known. */
@@ -551,6 +559,7 @@ export class WindowPlan {
       this.learn(w, at.now);
       this.open.splice(this.open.indexOf(w), 1);
       if (!this.open.some((o) => !o.held)) this.release();
+      this.unpark(at);
       return { kind: "closed" };
     }
     const loop = w.chain.loopReason(next, runs);
@@ -560,9 +569,33 @@ export class WindowPlan {
     const promised = this.open.filter((o) => o.cursor !== undefined && !o.restored).length;
     this.least = Math.max(this.least, this.runs + promised);
     const into = runs >= MAX_RUNS_PER_REQUEST ? this.split(w, at) : undefined;
-    if (into !== undefined) return { kind: "split", into };
-    this.queue.push(w);
+    if (into !== undefined) {
+      this.unpark(at);
+      return { kind: "split", into };
+    }
+    if (runs >= MAX_RUNS_PER_REQUEST && !w.atomic && this.crossing(at)) this.parked.push(w);
+    else this.queue.push(w);
+    this.unpark(at);
     return { kind: "continue" };
+  }
+
+  /**
+   * Whether answers in flight may take a {@link wideSpread} drain past {@link SMALL_DRAIN_RUNS}
+   * runs: a window whose full page comes back then is {@link parked} until they did.
+   */
+  private crossing(at: PlanContext): boolean {
+    if (this.runs > SMALL_DRAIN_RUNS || !this.wideSpread(at)) return false;
+    return this.runs + MAX_RUNS_PER_REQUEST * at.inFlight > SMALL_DRAIN_RUNS;
+  }
+
+  /**
+   * Once no answer in flight may take the drain past {@link SMALL_DRAIN_RUNS} runs (it crossed,
+   * or they came back short), each parked window is split by what the drain knows now, else
+   * continued.
+   */
+  private unpark(at: PlanContext): void {
+    if (this.parked.length === 0 || this.crossing(at)) return;
+    for (const p of this.parked.splice(0)) if (this.split(p, at) === undefined) this.queue.push(p);
   }
 
   /**

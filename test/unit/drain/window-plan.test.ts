@@ -1106,6 +1106,54 @@ describe("drain/windowPlan (the planner, without I/O)", () => {
       assert.equal(usual.density(), undefined);
     });
 
+    it("parks a full window while answers in flight may cross 500 runs, then splits it by the larger allowance", () => {
+      /**
+       * 400 runs in, 12 pages not full (the allowance up to 500 runs spent); `a` 100 hours, `c` 2
+       * hours (a page and a fifth), `b` an hour that closes with 30 (the density).
+       */
+      const start = () => {
+        const plan = new WindowPlan(
+          [
+            { from: NOW - 200 * hour, to: NOW - 198 * hour },
+            { from: NOW - 102 * hour + 1, to: NOW - 2 * hour },
+            { from: NOW - 2 * hour + 1, to: NOW - hour },
+          ],
+          { runs: 400, shortfall: 600 },
+          WIDE_SETTINGS,
+        );
+        const [c, a, b] = [plan.take()!, plan.take()!, plan.take()!];
+        plan.answer(b, 30, undefined, { ...WIDE, inFlight: 2 });
+        assert.equal(plan.density(), 30 / hour);
+        return { plan, a, c };
+      };
+      // 480 runs, `c` in flight: its page may take the drain past 500. `a` waits, open and saved.
+      const crossed = start();
+      assert.equal(
+        crossed.plan.answer(crossed.a, MAX_RUNS_PER_REQUEST, "a1", { ...WIDE, inFlight: 1 }).kind,
+        "continue",
+      );
+      assert.equal(crossed.plan.waiting, 0);
+      assert.ok(crossed.plan.snapshot().windows.some((w) => w.cursor === "a1"));
+      // `c`'s full page takes it to 530: `a` is cut into its shares by the larger allowance.
+      crossed.plan.answer(crossed.c, MAX_RUNS_PER_REQUEST, "c1", WIDE);
+      const pieces = sent(crossed.plan).filter((p) => p.window.from! > (crossed.c.window.to as number));
+      assert.ok(!crossed.plan.open.includes(crossed.a), "a split");
+      assert.ok(pieces.length > LATER_PIECES, `${pieces.length} pieces`);
+      const cut = pieces.map((p) => p.window);
+      tiles(cut, crossed.a.window);
+      // `c` comes back short (490 runs): nothing in flight may cross, `a` continues with its cursor.
+      const short = start();
+      short.plan.answer(short.a, MAX_RUNS_PER_REQUEST, "a1", { ...WIDE, inFlight: 1 });
+      short.plan.answer(short.c, 10, undefined, WIDE);
+      assert.deepEqual(sent(short.plan), [short.a]);
+      // Nothing else in flight, or at 100 a second and 50 ms: `a` continues at once.
+      for (const at of [WIDE, { ...AT, inFlight: 1 }]) {
+        const alone = start();
+        alone.plan.answer(alone.a, MAX_RUNS_PER_REQUEST, "a1", at);
+        assert.equal(alone.plan.waiting, 1);
+      }
+    });
+
     it("drains every distribution, each entry once, within the allowance at 500 a second and 150 ms", () => {
       for (const [start, make] of Object.entries(STARTS)) {
         for (const name of Object.keys(DISTRIBUTIONS)) {
