@@ -85,7 +85,9 @@
  *   of a located cluster whose own density is known is tiled by it, the windows sent with neither
  *   density left out of the share. Before any window closed or came back empty among the failures
  *   (a ladder's empty rungs older than every full piece do not count), such a drain cuts a full
- *   bounded window into a share of the windows it lacks.
+ *   bounded window into a share of the windows it lacks. With the density known, a window whose
+ *   full page comes back while answers in flight may take the drain past 500 runs is held
+ *   (parked) until they did, then split by the larger allowance, or sent on once none may.
  * - Windows are pairwise disjoint and cover what is left of the selection, so requests in flight
  *   never select the same entry, and a window split between its pages loses nothing.
  *
@@ -347,6 +349,7 @@ export interface PlanContext {
 /** What an answer did to its window. */
 export type Decision =
   | { kind: "closed" }
+  /** Open with its cursor: sent again, or parked ({@link WindowPlan.answer}). */
   | { kind: "continue" }
   | { kind: "split"; into: readonly PlannedWindow[] }
   | { kind: "loop"; reason: string };
@@ -515,7 +518,8 @@ export class WindowPlan {
 
   /**
    * Records an answer of `runs` runs and the cursor `next` for `w`, and decides what follows:
-   * the window is closed (no cursor), continues with its cursor, is split, or loops.
+   * the window is closed (no cursor), continues with its cursor (sent again, or parked until
+   * the answers in flight show whether the drain passed 500 runs), is split, or loops.
    */
   answer(w: PlannedWindow, runs: number, next: string | undefined, at: PlanContext): Decision {
     this.unansweredRoot = undefined;
