@@ -87,7 +87,8 @@
  *   (a ladder's empty rungs older than every full piece do not count), such a drain cuts a full
  *   bounded window into a share of the windows it lacks. With the density known, a window whose
  *   full page comes back while answers in flight may take the drain past 500 runs is held
- *   (parked) until they did, then split by the larger allowance, or sent on once none may.
+ *   (parked) until none may: then split if the allowance allows (past 500 runs, the larger one),
+ *   else sent on.
  * - Windows are pairwise disjoint and cover what is left of the selection, so requests in flight
  *   never select the same entry, and a window split between its pages loses nothing.
  *
@@ -417,8 +418,8 @@ export class WindowPlan {
    * Full windows not sent again while answers in flight may take a wide drain past
    * {@link SMALL_DRAIN_RUNS} runs ({@link crossing}): split then by the larger allowance, they
    * keep the gate busy a round trip sooner than continued (each page of the ramp to 500 runs
-   * leaves it mostly idle). Open and saved as any window; sent again once nothing in flight
-   * may cross ({@link unpark}).
+   * leaves it mostly idle). Open and saved as any window; split or sent again once nothing in
+   * flight may cross ({@link unpark}).
    */
   private readonly parked: PlannedWindow[] = [];
   /** Windows opened by splits after {@link SMALL_DRAIN_RUNS} runs came back. */
